@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/urfave/cli/v2"
+)
+
+// TestMain makes the test binary double as orch-hook: testscript puts it on
+// PATH under that name, with the test-only test-bump subcommand added.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"orch-hook": func() {
+			os.Exit(Main(os.Args, os.Stdin, os.Stdout, os.Stderr, os.Getenv, testCommands()...))
+		},
+	})
+}
+
+func testCommands() []*cli.Command {
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	return []*cli.Command{testBumpCommand(e)}
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits": cmdExits,
+		},
+		Setup: func(env *testscript.Env) error {
+			// Hooks must not pick up the developer's own Claude Code session.
+			env.Setenv("CLAUDE_PROJECT_DIR", "")
+			return nil
+		},
+	})
+}
+
+// cmdExits runs "exits CODE PROG ARGS..." and fails unless PROG exits with
+// CODE; stdout and stderr are kept for the next stdout/stderr checks.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad code %q", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("exits: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("exit code %d, want %d", got, want)
+	}
+}

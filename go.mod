@@ -1,0 +1,18 @@
+module github.com/orch-hook/orch-hook
+
+go 1.26.8
+
+require (
+	github.com/goccy/go-json v0.12.0
+	github.com/gofrs/flock v0.13.1
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/urfave/cli/v2 v2.27.7
+)
+
+require (
+	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
+	github.com/russross/blackfriday/v2 v2.1.0 // indirect
+	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)

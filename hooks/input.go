@@ -1,0 +1,151 @@
+// Package hooks speaks Claude Code's hook wire protocol: it decodes one hook
+// event from stdin, asks the workflow (package gates) for a decision against
+// the state (package state), and renders that decision as the exit code and
+// stdout JSON Claude Code reads. Allow is always silent.
+package hooks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/goccy/go-json"
+)
+
+// Event names orch-hook knows. Others decode fine and are allowed.
+const (
+	PreToolUse          = "PreToolUse"
+	PostToolUse         = "PostToolUse"
+	PostToolUseFailure  = "PostToolUseFailure"
+	SubagentStart       = "SubagentStart"
+	SubagentStop        = "SubagentStop"
+	Stop                = "Stop"
+	UserPromptSubmit    = "UserPromptSubmit"
+	UserPromptExpansion = "UserPromptExpansion"
+	SessionStart        = "SessionStart"
+	SessionEnd          = "SessionEnd"
+)
+
+// MaxInput bounds what is read from stdin; real payloads are far smaller
+// (a Write's content is the largest part).
+const MaxInput = 64 << 20
+
+// Input is one hook event as Claude Code 2.1.328 sends it (see the
+// payloads in testdata). Fields absent from an event stay zero.
+type Input struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	PromptID       string `json:"prompt_id"`
+	PermissionMode string `json:"permission_mode"`
+	HookEventName  string `json:"hook_event_name"`
+
+	// AgentID is set only inside a subagent; main-thread payloads have no
+	// agent_id key. AgentType is a pointer because "" (compaction) differs
+	// from absent.
+	AgentID   string  `json:"agent_id"`
+	AgentType *string `json:"agent_type"`
+
+	ToolName     string          `json:"tool_name"`
+	ToolInput    json.RawMessage `json:"tool_input"`
+	ToolResponse json.RawMessage `json:"tool_response"`
+	ToolUseID    string          `json:"tool_use_id"`
+	Error        string          `json:"error"`
+	IsInterrupt  bool            `json:"is_interrupt"`
+
+	Prompt        string `json:"prompt"`
+	ExpansionType string `json:"expansion_type"`
+	CommandName   string `json:"command_name"`
+	CommandArgs   string `json:"command_args"`
+	CommandSource string `json:"command_source"`
+
+	Source string `json:"source"` // SessionStart
+	Reason string `json:"reason"` // SessionEnd
+
+	StopHookActive       bool             `json:"stop_hook_active"`
+	LastAssistantMessage string           `json:"last_assistant_message"`
+	AgentTranscriptPath  string           `json:"agent_transcript_path"`
+	BackgroundTasks      []BackgroundTask `json:"background_tasks"`
+}
+
+// BackgroundTask is one entry of a Stop's background_tasks.
+type BackgroundTask struct {
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	Status      string `json:"status"`
+	Description string `json:"description"`
+	AgentType   string `json:"agent_type"`
+}
+
+// InputError is a malformed hook event; its message is one line.
+type InputError struct{ msg string }
+
+func (e *InputError) Error() string { return "hook input: " + e.msg }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{msg: strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " ")}
+}
+
+// Decode reads one hook event. wantEvent, when not empty, is the event name
+// hooks.json passed on the command line and must match the payload's.
+func Decode(r io.Reader, wantEvent string) (*Input, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	if err != nil {
+		return nil, inputErrorf("reading stdin: %v", err)
+	}
+	return DecodeBytes(data, wantEvent)
+}
+
+// DecodeBytes is Decode on a buffer.
+func DecodeBytes(data []byte, wantEvent string) (*Input, error) {
+	if len(data) > MaxInput {
+		return nil, inputErrorf("larger than %d MiB", MaxInput>>20)
+	}
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, inputErrorf("stdin is empty; Claude Code sends one JSON object per hook call")
+	}
+	if data[0] != '{' {
+		return nil, inputErrorf("not a JSON object (starts with %q)", clip(string(data), 20))
+	}
+	var in Input
+	if err := json.Unmarshal(data, &in); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, inputErrorf("field %s: got JSON %s, want %s", te.Field, te.Value, te.Type)
+		}
+		return nil, inputErrorf("invalid JSON: %v", err)
+	}
+	if in.HookEventName == "" {
+		return nil, inputErrorf("hook_event_name is missing")
+	}
+	if wantEvent != "" && wantEvent != in.HookEventName {
+		return nil, inputErrorf("hooks.json passed event %q but the payload is %q", wantEvent, in.HookEventName)
+	}
+	switch in.HookEventName {
+	case PreToolUse, PostToolUse, PostToolUseFailure:
+		if in.ToolName == "" {
+			return nil, inputErrorf("%s without tool_name", in.HookEventName)
+		}
+		if len(in.ToolInput) > 0 && in.ToolInput[0] != '{' {
+			return nil, inputErrorf("%s: tool_input is not an object", in.HookEventName)
+		}
+	case SubagentStop, SubagentStart:
+		if in.AgentID == "" {
+			return nil, inputErrorf("%s without agent_id", in.HookEventName)
+		}
+	}
+	return &in, nil
+}
+
+// IsSubagent reports whether the event fired inside a subagent.
+func (in *Input) IsSubagent() bool { return in.AgentID != "" }
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

@@ -1,0 +1,10 @@
+// Package state is the only part of orch-hook that touches files: it keeps a
+// project's workflow state in <root>/.orchestrator/state/ as a JSON snapshot
+// (checkpoint.json, Checkpoint Schema v2.0 with serial and lineage) and an
+// append-only event log (events.jsonl).
+//
+// Reads take no lock: every write replaces the snapshot by an atomic rename.
+// Writes go through Store.Update, one read-modify-write under an exclusive
+// flock on a sidecar file, bounded in time. Files are 0600, directories
+// 0700, and nothing here is ever run by a shell.
+package state

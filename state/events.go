@@ -1,0 +1,247 @@
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/goccy/go-json"
+)
+
+// Event types. Every state change and every deny is logged; allows are not.
+const (
+	EventStart        = "start"          // a workflow was created
+	EventTransition   = "transition"     // current_state changed
+	EventUpdate       = "update"         // the state changed without a transition (a counter, a record)
+	EventDeny         = "deny"           // a tool call or stop was refused
+	EventAgentLaunch  = "agent_launch"   // a workflow subagent was launched
+	EventAgentDone    = "agent_complete" // a workflow subagent finished
+	EventUserDecision = "user_decision"  // the user approved, resolved, aborted, ...
+	EventError        = "error"          // something went wrong and was let through
+	EventMigrate      = "migrate"        // a v1.3 checkpoint was rewritten as v2.0
+	EventRepair       = "repair"         // the snapshot was rebuilt from the log
+	EventRecover      = "recover"        // the log's tail was repaired after a crash
+)
+
+// Event is one line of events.jsonl. The same schema serves every type;
+// fields that do not apply are omitted.
+//
+// Commit rule: a record that carries Checkpoint belongs to a state change
+// and is committed only once checkpoint.json has been renamed into place with
+// the same serial. Records after the snapshot's serial are therefore the
+// leftovers of a writer that died between append and rename; they are cut
+// at the next locked write and never shown. Records without Checkpoint
+// (denies, errors) are committed when appended and carry the serial of the
+// state they were decided against.
+type Event struct {
+	Time        time.Time `json:"time"`
+	Serial      uint64    `json:"serial"`
+	Type        string    `json:"type"`
+	Session     string    `json:"session,omitempty"`
+	HookEvent   string    `json:"hook_event,omitempty"`
+	ToolUseID   string    `json:"tool_use_id,omitempty"`
+	AgentID     string    `json:"agent_id,omitempty"`
+	AgentType   string    `json:"agent_type,omitempty"`
+	Task        int       `json:"task,omitempty"`
+	Phase       int       `json:"phase,omitempty"`
+	Gate        int       `json:"gate,omitempty"`
+	StateBefore string    `json:"state_before,omitempty"`
+	StateAfter  string    `json:"state_after,omitempty"`
+	Reason      string    `json:"reason,omitempty"`
+	// Input is what the decision was made on (e.g. a result line, a decision).
+	Input json.RawMessage `json:"input,omitempty"`
+	// Checkpoint is the complete resulting checkpoint of a state change, so
+	// the snapshot can be rebuilt from the log alone (orch-hook repair).
+	Checkpoint json.RawMessage `json:"checkpoint,omitempty"`
+}
+
+// appendEvents writes the records in one write and syncs the log.
+func appendEvents(path string, events []Event) error {
+	var buf bytes.Buffer
+	for i := range events {
+		b, err := json.Marshal(&events[i])
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// serialProbe decodes only what tail recovery needs from a record.
+type serialProbe struct {
+	Serial     uint64          `json:"serial"`
+	Checkpoint json.RawMessage `json:"checkpoint"`
+}
+
+// recoverLog cuts what a crashed writer left at the end of the log: a torn
+// last line, and committed-looking records past the snapshot's serial. It
+// reads only the tail, so its cost does not grow with the log. It returns a
+// description of what it cut, or "" when the log was clean.
+func recoverLog(path string, snapshotSerial uint64) (string, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, fileMode)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	size := fi.Size()
+	end := size // the log is cut back to end
+	torn := int64(0)
+	uncommitted := 0
+	for end > 0 {
+		start, line, err := lastLine(f, end)
+		if err != nil {
+			return "", err
+		}
+		if !bytes.HasSuffix(line, []byte("\n")) {
+			torn = end - start
+			end = start
+			continue
+		}
+		var p serialProbe
+		if json.Unmarshal(line, &p) != nil {
+			// A complete but unparseable line: only a torn write inside a
+			// crashed batch can make one at the tail.
+			torn += end - start
+			end = start
+			continue
+		}
+		if p.Serial > snapshotSerial {
+			uncommitted++
+			end = start
+			continue
+		}
+		break
+	}
+	if end == size {
+		return "", nil
+	}
+	if err := f.Truncate(end); err != nil {
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		return "", err
+	}
+	return describeCut(torn, uncommitted), nil
+}
+
+func describeCut(torn int64, uncommitted int) string {
+	var parts []string
+	if torn > 0 {
+		parts = append(parts, "a torn record ("+itoa(torn)+" bytes)")
+	}
+	if uncommitted > 0 {
+		parts = append(parts, itoa(int64(uncommitted))+" uncommitted record(s) past the snapshot's serial")
+	}
+	s := "cut from the end of events.jsonl after an interrupted write: "
+	for i, p := range parts {
+		if i > 0 {
+			s += " and "
+		}
+		s += p
+	}
+	return s
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// lastLine returns the last line of f[:end] (with its newline if it has
+// one) and the offset where it starts, reading backwards in chunks.
+func lastLine(f *os.File, end int64) (int64, []byte, error) {
+	const chunk = 8192
+	var tail []byte
+	pos := end
+	for pos > 0 {
+		n := int64(chunk)
+		if pos < n {
+			n = pos
+		}
+		pos -= n
+		buf := make([]byte, n)
+		if _, err := f.ReadAt(buf, pos); err != nil && err != io.EOF {
+			return 0, nil, err
+		}
+		tail = append(buf, tail...)
+		// Search for the newline that ends the previous line, ignoring the
+		// one that may end this line.
+		search := tail
+		if bytes.HasSuffix(search, []byte("\n")) {
+			search = search[:len(search)-1]
+		}
+		if i := bytes.LastIndexByte(search, '\n'); i >= 0 {
+			return pos + int64(i) + 1, tail[i+1:], nil
+		}
+	}
+	return 0, tail, nil
+}
+
+// LogReport is what reading the log found besides the events.
+type LogReport struct {
+	// BadLines are line numbers (1-based) that did not parse and were skipped.
+	BadLines []int
+}
+
+// readEvents reads every committed record. maxSerial drops records past the
+// snapshot (uncommitted, see Event); pass ^uint64(0) to keep them.
+func readEvents(path string, maxSerial uint64) ([]Event, LogReport, error) {
+	var rep LogReport
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, rep, nil
+	}
+	if err != nil {
+		return nil, rep, err
+	}
+	defer f.Close()
+	var events []Event
+	r := bufio.NewReaderSize(f, 64*1024)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			complete := line[len(line)-1] == '\n'
+			var ev Event
+			if !complete || json.Unmarshal(line, &ev) != nil {
+				if complete {
+					rep.BadLines = append(rep.BadLines, n)
+				}
+			} else if ev.Serial <= maxSerial {
+				events = append(events, ev)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return events, rep, err
+		}
+	}
+	return events, rep, nil
+}

@@ -1,0 +1,92 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/goccy/go-json"
+	"github.com/gofrs/flock"
+)
+
+// LockWait bounds how long a writer waits for the state lock. Hooks have a
+// timeout of 10 s or more; 2 s leaves room to answer with a deny.
+var LockWait = 2 * time.Second
+
+const lockRetry = 2 * time.Millisecond
+
+// LockHolder is written into the lock file by whoever holds it, so that a
+// waiter that gives up can say who is in the way.
+type LockHolder struct {
+	PID     int       `json:"pid"`
+	Command string    `json:"command"`
+	Since   time.Time `json:"since"`
+}
+
+// LockError says the lock could not be had in time and who holds it.
+type LockError struct {
+	Path   string
+	Waited time.Duration
+	Holder *LockHolder
+}
+
+func (e *LockError) Error() string {
+	who := "an unknown process"
+	if h := e.Holder; h != nil {
+		who = fmt.Sprintf("pid %d (%s) since %s", h.PID, h.Command, h.Since.Format(time.RFC3339))
+	}
+	return fmt.Sprintf("state lock %s is held by %s; gave up after %s", e.Path, who, e.Waited)
+}
+
+// Hint tells the user what to do about it.
+func (e *LockError) Hint() string {
+	return "if that process is gone or stuck, kill it; the lock is released when its holder exits"
+}
+
+// lock takes the exclusive lock on the sidecar lock file (never the file
+// that is renamed over) and records the holder in it.
+func (s *Store) lock() (unlock func(), err error) {
+	path := s.lockPath()
+	fl := flock.New(path,
+		flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW),
+		flock.SetPermissions(fileMode))
+	ctx, cancel := context.WithTimeout(context.Background(), LockWait)
+	defer cancel()
+	start := time.Now()
+	ok, err := fl.TryLockContext(ctx, lockRetry)
+	if !ok {
+		if err != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("state lock %s: %w", path, err)
+		}
+		return nil, &LockError{Path: path, Waited: time.Since(start).Round(time.Millisecond), Holder: readHolder(path)}
+	}
+	holder, _ := json.Marshal(LockHolder{PID: os.Getpid(), Command: commandLine(), Since: time.Now().UTC()})
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, fileMode); err == nil {
+		f.Write(holder)
+		f.Close()
+	}
+	return func() { fl.Unlock() }, nil
+}
+
+func readHolder(path string) *LockHolder {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var h LockHolder
+	if json.Unmarshal(b, &h) != nil || h.PID == 0 {
+		return nil
+	}
+	return &h
+}
+
+func commandLine() string {
+	s := strings.Join(os.Args, " ")
+	if len(s) > 120 {
+		s = s[:120] + "..."
+	}
+	return s
+}
