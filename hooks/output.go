@@ -58,7 +58,7 @@ func Render(w io.Writer, event string, d Decision) error {
 	default:
 		return nil
 	}
-	b, err := json.Marshal(out)
+	b, err := json.MarshalWithOption(out, json.DisableHTMLEscape())
 	if err != nil {
 		return err
 	}

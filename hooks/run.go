@@ -2,8 +2,13 @@ package hooks
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -12,6 +17,39 @@ type Env struct {
 	// ProjectDir is $CLAUDE_PROJECT_DIR: the project root, which does not
 	// move when the session cds elsewhere.
 	ProjectDir string
+	// StopCap is $ORCH_HOOK_STOP_CAP, the consecutive Stop blocks allowed
+	// (0: the default, 3).
+	StopCap int
+	// Debug receives diagnostics ($ORCH_HOOK_DEBUG); nil discards them.
+	Debug io.Writer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// EnvFrom reads Env from environment variables; debug output goes to
+// stderr.
+func EnvFrom(getenv func(string) string, stderr io.Writer) Env {
+	e := Env{ProjectDir: getenv("CLAUDE_PROJECT_DIR")}
+	if n, err := strconv.Atoi(getenv("ORCH_HOOK_STOP_CAP")); err == nil && n > 0 {
+		e.StopCap = n
+	}
+	if getenv("ORCH_HOOK_DEBUG") != "" {
+		e.Debug = stderr
+	}
+	return e
+}
+
+func (e Env) now() time.Time {
+	if e.Now != nil {
+		return e.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (e Env) debugf(format string, args ...any) {
+	if e.Debug != nil {
+		fmt.Fprintf(e.Debug, "orch-hook: debug: "+format+"\n", args...)
+	}
 }
 
 // ProjectRoot is $CLAUDE_PROJECT_DIR, else the payload's cwd.
@@ -29,25 +67,140 @@ func Run(env Env, stdin io.Reader, stdout io.Writer, eventArg string) error {
 	if err != nil {
 		return err
 	}
-	d, err := Handle(env, in)
-	if err != nil {
-		return err
-	}
-	return Render(stdout, in.HookEventName, d)
+	return Render(stdout, in.HookEventName, Handle(env, in))
 }
 
-// Handle decides one event. With no workflow in the project it returns
-// allow before any write: the fast path.
-func Handle(env Env, in *Input) (Decision, error) {
+// Handle decides one event. It never fails: where it gates, an internal
+// error becomes a deny that says how to recover (fail closed); where it
+// gates nothing, the error is logged and the call allowed (fail open).
+func Handle(env Env, in *Input) Decision {
 	root := ProjectRoot(env, in)
 	if root == "" {
-		return Decision{}, nil
+		return Decision{}
 	}
-	_, err := state.Open(root).Load()
+	call := toCall(in, root)
+	store := state.Open(root)
+	cp, err := store.Load()
 	if errors.Is(err, state.ErrNoState) {
-		return Decision{}, nil
+		// The fast path: no workflow here. Nothing is written.
+		return noWorkflow(env, store, in, call)
 	}
-	// The workflow rules arrive with the orchestrate workflow; until then
-	// an active workflow is read (so a broken one is noticed) and allowed.
-	return Decision{}, nil
+	if err != nil {
+		return failure(env, store, call, err)
+	}
+	if cp.StateMachine.WorkflowConfig.Command != "orchestrate" {
+		return Decision{} // other workflows arrive with their own engine
+	}
+	if !gates.Finished(cp.StateMachine.CurrentState) {
+		name := in.HookEventName
+		if in.AgentID != "" {
+			name += ".subagent"
+		}
+		store.TouchHealth(name, env.now())
+	}
+	if !gates.Relevant(call) {
+		return Decision{}
+	}
+	if err := checkTable(cp); err != nil {
+		return failure(env, store, call, err)
+	}
+	d, err := decide(env, store, cp, call)
+	if err != nil {
+		return failure(env, store, call, err)
+	}
+	return d
 }
+
+// noWorkflow: only the static rules hold, and a typed
+// /orch-hook:orchestrate starts a workflow.
+func noWorkflow(env Env, store *state.Store, in *Input, call *gates.Call) Decision {
+	if in.HookEventName == UserPromptSubmit && isStartPrompt(in.Prompt) {
+		o := gates.Decide(&gates.Workflow{Current: gates.Complete}, call, &gates.Env{})
+		return startWorkflow(env, store, o, call)
+	}
+	if in.HookEventName != PreToolUse || (call.Tool != "Skill" && call.Tool != "Bash") {
+		return Decision{}
+	}
+	o := gates.Decide(&gates.Workflow{Current: gates.Complete}, call, &gates.Env{})
+	return decisionOf(o)
+}
+
+// decide runs the workflow on the event: first on the lock-free snapshot;
+// only if that changes the state or denies does it take the lock and
+// decide again on the fresh state (the authoritative decision).
+func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call) (Decision, error) {
+	var files gates.PlanFiles
+	if gates.NeedsPlan(call) {
+		f, err := state.ReadDirFiles(store.Root, gates.TasksDir)
+		if err != nil {
+			return Decision{}, fmt.Errorf("reading the plan: %w", err)
+		}
+		files = f
+	}
+	genv := func() *gates.Env {
+		return &gates.Env{Root: state.ResolvedRoot(store.Root), Files: files, Now: env.now(), StopCap: env.StopCap}
+	}
+	w, err := loadWorkflow(cp)
+	if err != nil {
+		return Decision{}, err
+	}
+	dry := gates.Decide(w, call, genv())
+	if dry.Verdict == gates.Allow && !dry.Changed && len(dry.Records) == 0 && dry.Start == "" {
+		return decisionOf(dry), nil
+	}
+	if dry.Start != "" {
+		return startWorkflow(env, store, dry, call), nil
+	}
+	var out gates.Outcome
+	_, err = store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
+		w, err := loadWorkflow(cp)
+		if err != nil {
+			return nil, err
+		}
+		out = gates.Decide(w, call, genv())
+		events := toEvents(out.Records, call, w)
+		if !out.Changed {
+			return events, state.ErrNoChange
+		}
+		if err := writeEffects(store, w, &out); err != nil {
+			return nil, err
+		}
+		if err := saveWorkflow(cp, w); err != nil {
+			return nil, err
+		}
+		if len(events) == 0 {
+			events = []state.Event{{Type: state.EventUpdate, Reason: "workflow record updated"}}
+			fillEvent(&events[0], call)
+		}
+		return events, nil
+	})
+	if err != nil {
+		return Decision{}, err
+	}
+	if out.Start != "" {
+		return startWorkflow(env, store, out, call), nil
+	}
+	return decisionOf(out), nil
+}
+
+func decisionOf(o gates.Outcome) Decision {
+	return Decision{Deny: o.Verdict == gates.Deny, Block: o.Verdict == gates.Block, Reason: o.Reason, Context: o.Context}
+}
+
+// failure turns an internal error into the right answer: a deny for a
+// PreToolUse that a rule could have denied, else allow with the error logged.
+func failure(env Env, store *state.Store, call *gates.Call, err error) Decision {
+	env.debugf("%v", err)
+	hint := "run `orch-hook status` to see what is wrong"
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		hint = h.Hint()
+	}
+	if call.Event == PreToolUse && gates.Relevant(call) {
+		return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: cannot check this call against the workflow, so it is refused (failing closed): %s. To recover: %s; `orch-hook repair` rebuilds damaged state.", oneLine(err.Error()), hint)}
+	}
+	_ = store.Append(state.Event{Type: state.EventError, HookEvent: call.Event, Session: call.Session, Reason: "let through after an internal error: " + oneLine(err.Error())})
+	return Decision{}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

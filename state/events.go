@@ -64,7 +64,7 @@ type Event struct {
 func appendEvents(path string, events []Event) error {
 	var buf bytes.Buffer
 	for i := range events {
-		b, err := json.Marshal(&events[i])
+		b, err := json.MarshalWithOption(&events[i], json.DisableHTMLEscape())
 		if err != nil {
 			return err
 		}

@@ -58,6 +58,8 @@ func NewApp(e *env) *cli.App {
 			logCommand(e),
 			migrateCommand(e),
 			repairCommand(e),
+			startCommand(e),
+			followUpCommand(e),
 		},
 		// Errors are printed and mapped to exit codes by Main alone.
 		ExitErrHandler: func(*cli.Context, error) {},

@@ -18,7 +18,7 @@ func hookCommand(e *env) *cli.Command {
 			if c.NArg() > 1 {
 				return usagef("hook takes at most one argument, the event name; got %d", c.NArg())
 			}
-			env := hooks.Env{ProjectDir: e.getenv("CLAUDE_PROJECT_DIR")}
+			env := hooks.EnvFrom(e.getenv, e.stderr)
 			return hooks.Run(env, e.stdin, e.stdout, c.Args().First())
 		},
 	}

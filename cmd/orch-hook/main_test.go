@@ -33,10 +33,12 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": cmdExits,
+			"hook":  cmdHook,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Hooks must not pick up the developer's own Claude Code session.
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
+			env.Setenv("SESSION", "session-1")
 			return nil
 		},
 	})

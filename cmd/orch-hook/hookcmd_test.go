@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/goccy/go-json"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// payloadDir holds real Claude Code 2.1.328 payloads (copied from the
+// captures in shared/claude-code/payloads), used as templates.
+var payloadDir = func() string {
+	wd, _ := os.Getwd()
+	return filepath.Join(wd, "testdata", "payloads")
+}()
+
+// cmdHook is the testscript command
+//
+//	hook TEMPLATE [path=value | path:=json | -path]...
+//
+// It loads testdata/payloads/TEMPLATE.json, a payload exactly as Claude
+// Code sent it, points its paths at $WORK, sets session_id to $SESSION,
+// applies the overrides (dotted paths into the JSON; "\n" in a value is a
+// newline; "path=@file" reads the value from a file in $WORK), and pipes it
+// to `orch-hook hook EVENT`. Its stdout and stderr are kept for the next
+// stdout/stderr checks; it fails unless orch-hook exits 0 (or, negated,
+// unless it exits non-zero).
+func cmdHook(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: hook TEMPLATE [path=value|path:=json|-path]...")
+	}
+	raw, err := os.ReadFile(filepath.Join(payloadDir, args[0]+".json"))
+	ts.Check(err)
+	work := ts.Getenv("WORK")
+	raw = bytes.ReplaceAll(raw, []byte("/home/user/project"), []byte(work))
+	var payload map[string]any
+	ts.Check(json.Unmarshal(raw, &payload))
+	if s := ts.Getenv("SESSION"); s != "" {
+		payload["session_id"] = s
+	}
+	for _, a := range args[1:] {
+		switch {
+		case strings.HasPrefix(a, "-"):
+			deletePath(payload, strings.TrimPrefix(a, "-"))
+		case strings.Contains(a, ":="):
+			k, v, _ := strings.Cut(a, ":=")
+			var val any
+			if err := json.Unmarshal([]byte(v), &val); err != nil {
+				ts.Fatalf("hook: %s: bad JSON: %v", k, err)
+			}
+			setPath(payload, k, val)
+		case strings.Contains(a, "="):
+			k, v, _ := strings.Cut(a, "=")
+			if file, ok := strings.CutPrefix(v, "@"); ok {
+				v = ts.ReadFile(file)
+			} else {
+				v = strings.ReplaceAll(v, `\n`, "\n")
+			}
+			setPath(payload, k, v)
+		default:
+			ts.Fatalf("hook: bad argument %q", a)
+		}
+	}
+	input, err := json.Marshal(payload)
+	ts.Check(err)
+	bin, err := exec.LookPath("orch-hook")
+	ts.Check(err)
+	cmd := exec.Command(bin, "hook", fmt.Sprint(payload["hook_event_name"]))
+	cmd.Dir = work
+	cmd.Stdin = bytes.NewReader(input)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ts.Getenv("HOME")}
+	for _, k := range []string{"CLAUDE_PROJECT_DIR", "ORCH_HOOK_STOP_CAP", "ORCH_HOOK_DEBUG"} {
+		if v := ts.Getenv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	ts.Stdout().Write(stdout.Bytes())
+	ts.Stderr().Write(stderr.Bytes())
+	if stdout.Len() > 0 {
+		ts.Logf("[hook %s stdout]\n%s", args[0], stdout.String())
+	}
+	if stderr.Len() > 0 {
+		ts.Logf("[hook %s stderr]\n%s", args[0], stderr.String())
+	}
+	switch {
+	case neg && err == nil:
+		ts.Fatalf("hook %s: unexpected success", args[0])
+	case !neg && err != nil:
+		ts.Fatalf("hook %s: %v", args[0], err)
+	}
+}
+
+func setPath(m map[string]any, path string, val any) {
+	parts := strings.Split(path, ".")
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	m[parts[len(parts)-1]] = val
+}
+
+func deletePath(m map[string]any, path string) {
+	parts := strings.Split(path, ".")
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			return
+		}
+		m = next
+	}
+	delete(m, parts[len(parts)-1])
+}

@@ -1,0 +1,421 @@
+package gates
+
+import (
+	"fmt"
+	"strings"
+)
+
+// postAgent ties a launch to its agent id, and completes a foreground
+// agent (whose SubagentStop came first and is pending).
+func (w *Workflow) postAgent(c *Call, env *Env) Outcome {
+	l := w.launchByTool(c.ToolUseID)
+	if l == nil {
+		return Outcome{}
+	}
+	o := Outcome{}
+	if l.AgentID == "" && c.LinkAgentID != "" {
+		l.AgentID = c.LinkAgentID
+		o.Changed = true
+	}
+	if c.Status == "async_launched" && !l.Background {
+		l.Background = true
+		o.Changed = true
+	}
+	if l.Status != Running {
+		return o
+	}
+	text, have := "", false
+	if p := w.takePending(l.AgentID); p != nil {
+		text, have = p.Text, true
+		if p.Unrecognized {
+			w.finish(l, "", Unrecognized, env, &o)
+			o.Changed = true
+			return o
+		}
+	} else if c.Status == "completed" {
+		text, have = c.Text, true
+	}
+	if have {
+		w.complete(l, text, env, &o)
+		o.Changed = true
+	}
+	return o
+}
+
+func (w *Workflow) takePending(agentID string) *PendingStop {
+	if agentID == "" {
+		return nil
+	}
+	for i, p := range w.Pending {
+		if p.AgentID == agentID {
+			w.Pending = append(w.Pending[:i], w.Pending[i+1:]...)
+			return p
+		}
+	}
+	return nil
+}
+
+// agentFailed closes a launch whose Agent call failed.
+func (w *Workflow) agentFailed(c *Call) Outcome {
+	l := w.launchByTool(c.ToolUseID)
+	if l == nil || l.Status != Running {
+		return Outcome{}
+	}
+	l.Status = Failed
+	if l.Task > 0 && w.Tasks[l.Task] != nil && w.Tasks[l.Task].Status == Running {
+		w.Tasks[l.Task].Status = ""
+	}
+	line := fmt.Sprintf("%s %s launch of %s failed (%s); relaunch it.", w.stepTag(), w.Current, l.Agent, clip(oneLine(c.Failure), 120))
+	o := Outcome{Changed: true, Context: line}
+	o.log(Record{Type: RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: "failed: " + clip(oneLine(c.Failure), 200)})
+	return o
+}
+
+// subagentStop handles a subagent's end: its final report is here.
+func (w *Workflow) subagentStop(c *Call, env *Env) Outcome {
+	if c.AgentType == "" {
+		o := Outcome{}
+		o.log(Record{Type: RecError, AgentID: c.AgentID, Reason: "SubagentStop with an empty agent_type (compaction) ignored"})
+		return o
+	}
+	agent, isWorkflow := agentName(c.AgentType)
+	if !isWorkflow {
+		return Outcome{}
+	}
+	l := w.launchByAgent(c.AgentID)
+	if l != nil && l.Status != Running && l.Status != Stale {
+		o := Outcome{}
+		o.log(Record{Type: RecError, AgentID: c.AgentID, AgentType: agent, Reason: "repeated completion of " + agent + " ignored (each agent completes once)"})
+		return o
+	}
+	job := ""
+	if l != nil {
+		job = l.Job
+	} else if pending := w.unlinkedLaunch(agent); pending != nil {
+		job = pending.Job
+	} else {
+		// Not a launch orch-hook let through (e.g. before the workflow).
+		return Outcome{}
+	}
+	if o, blocked := w.owedLine(c, agent, job, env); blocked {
+		return o
+	}
+	missing := missingLine(job, c.Text, w)
+	o := Outcome{Changed: true}
+	if l == nil {
+		// A foreground agent: its PostToolUse ties it to its launch next.
+		w.Pending = append(w.Pending, &PendingStop{AgentID: c.AgentID, AgentType: agent, Text: clip(c.Text, 20000), Time: env.Now, Unrecognized: missing})
+		return o
+	}
+	if missing {
+		w.finish(l, "", Unrecognized, env, &o)
+		return o
+	}
+	w.complete(l, c.Text, env, &o)
+	return o
+}
+
+// unlinkedLaunch is the oldest running launch of agent not yet tied to an
+// agent id.
+func (w *Workflow) unlinkedLaunch(agent string) *Launch {
+	for _, l := range w.inFlightOf(agent) {
+		if l.AgentID == "" {
+			return l
+		}
+	}
+	return nil
+}
+
+// missingLine: the job owes a result line and the text lacks it (a FAIL
+// of the quality gate also owes its FAILING TASKS line).
+func missingLine(job, text string, w *Workflow) bool {
+	owed := OwedLines(job)
+	if owed == nil {
+		return false
+	}
+	line := FindResult(text, owed)
+	if line == "" {
+		return true
+	}
+	if line == LineGateFail && job == JobGate && len(w.validFailing(text)) == 0 {
+		return true
+	}
+	return false
+}
+
+// owedLine blocks a SubagentStop once when the agent's report lacks the
+// result line its job owes, naming the exact line.
+func (w *Workflow) owedLine(c *Call, agent, job string, env *Env) (Outcome, bool) {
+	if !missingLine(job, c.Text, w) || contains(w.Nudged, c.AgentID) {
+		return Outcome{}, false
+	}
+	owed := OwedLines(job)
+	want := "`" + strings.Join(owed, "` or `") + "`"
+	if FindResult(c.Text, owed) == LineGateFail {
+		want = "`FAILING TASKS: NN, NN` (the failing task numbers of phase " + fmt.Sprint(w.Phase) + ") after `PHASE GATE STATUS: FAIL`"
+	}
+	w.Nudged = append(w.Nudged, c.AgentID)
+	reason := fmt.Sprintf("orch-hook: your report must end with the result line %s, alone on its line. Add it now; the orchestrator cannot go on without it.", want)
+	o := Outcome{Verdict: Block, Reason: reason, Changed: true}
+	o.log(Record{Type: RecDeny, AgentID: c.AgentID, AgentType: agent, Reason: reason})
+	return o, true
+}
+
+func (w *Workflow) validFailing(text string) []int {
+	ph := w.Plan.Phase(w.Phase)
+	var out []int
+	for _, n := range FailingTasks(text) {
+		if ph != nil && contains(ph.Numbers(), n) && !contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// finish closes a launch and tells the orchestrator.
+func (w *Workflow) finish(l *Launch, result, status string, env *Env, o *Outcome) {
+	l.Status, l.Result, l.Ended = status, result, env.Now
+	if status == Unrecognized {
+		if l.Task > 0 && w.Tasks[l.Task] != nil && w.Tasks[l.Task].Status == Running {
+			w.Tasks[l.Task].Status = ""
+		}
+		line := fmt.Sprintf("%s %s %s returned without its result line (%s): nothing advanced; you may relaunch it.", w.stepTag(), w.Current, l.Agent, strings.Join(OwedLines(l.Job), " | "))
+		w.notify(l, line, o)
+		o.log(Record{Type: RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: "unrecognized: no result line"})
+	}
+}
+
+// notify delivers a checkpoint line: now for a foreground agent (as
+// PostToolUse context), at its task-notification for a background one.
+func (w *Workflow) notify(l *Launch, line string, o *Outcome) {
+	if l.Background {
+		l.Notice = line
+		return
+	}
+	if o.Context != "" {
+		o.Context += "\n\n"
+	}
+	o.Context += line
+}
+
+// complete applies an agent's result to the workflow.
+func (w *Workflow) complete(l *Launch, text string, env *Env, o *Outcome) {
+	result := FindResult(text, OwedLines(l.Job))
+	w.finish(l, result, Returned, env, o)
+	rec := Record{Type: RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: orText(result, "returned"), Input: clip(summaryOf(text, OwedLines(l.Job)...), 200)}
+	o.log(rec)
+	from := w.Current
+	line := ""
+	switch l.Job {
+	case JobClarify:
+		line = w.clarified(result, text, env, o)
+	case JobDiscovery:
+		line = fmt.Sprintf("[STEP 1] %s returned -> 1 | waiting for the other discovery agent", l.Agent)
+		if _, err := w.fire(OnDiscoveryDone, env); err == nil {
+			line = "[STEP 1] Discovery complete -> 0b | relaunch requirements-analyst with the findings"
+		}
+	case JobPlan:
+		line = w.planned(env)
+	case JobPhase:
+		if why := w.takeAppendedPhase(env, o); why != "" {
+			line = fmt.Sprintf("[STEP 4a] task-planner returned, but %s", why)
+		} else {
+			line = fmt.Sprintf("%s phase created -> 4a | next: %s", w.phaseTag(w.Phase), w.Next(env))
+		}
+	case JobImplement, JobFix:
+		line = w.implemented(l, result, env)
+	case JobGate:
+		line = w.gated(result, text, env, o)
+	case JobAnalysis:
+		w.LastAnalysis = clip(strings.TrimSpace(text), 1500)
+		for _, n := range w.FailingTasks {
+			delete(w.Tasks, n)
+		}
+		if _, err := w.fire(OnAnalysis, env); err == nil {
+			line = fmt.Sprintf("%s F1 OK -> F2 | fix only %s", w.phaseTag(w.Phase), taskList(w.FailingTasks))
+		}
+	case JobFinal, JobUXDX:
+		line = w.validated(l.Job, result, text, env, o)
+	case JobExtraction:
+		if _, err := w.fire(OnExtraction, env); err == nil {
+			line = "[STEP 6] SUCCESS_EXTRACTION -> complete | the workflow is complete; summarize it for the user"
+		}
+	}
+	if w.Current != from {
+		o.log(Record{Type: RecTransition, Reason: line, Phase: w.Phase, AgentType: l.Agent, Input: result})
+	}
+	if line != "" {
+		w.notify(l, line, o)
+	}
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clarified applies requirements-analyst's result in 0a or 0b.
+func (w *Workflow) clarified(result, text string, env *Env, o *Outcome) string {
+	step := w.Current
+	key := clip(summaryOf(text, OwedLines(JobClarify)...), 80)
+	switch result {
+	case LineQuestions:
+		if _, err := w.fire(OnQuestions, env); err != nil {
+			return fmt.Sprintf("[STEP %s] QUESTIONS_NEEDED refused: %v", step, err)
+		}
+		w.Rounds++
+		w.WaitingOn = "answers"
+		extra := ""
+		if w.Rounds == MaxRounds {
+			extra = " (last round: after these answers the workflow goes on with defaults)"
+		}
+		return fmt.Sprintf("[STEP %s] QUESTIONS_NEEDED -> %s | round %d/%d%s: ask the user these questions and stop until they answer", step, step, w.Rounds, MaxRounds, extra)
+	case LineClear:
+		w.fire(OnClear, env)
+		return fmt.Sprintf("[STEP %s] REQUIREMENTS_CLEAR -> 2 | %s; launch task-planner", step, orText(key, "requirements clear"))
+	case LineDiscovery:
+		before := w.Discovery
+		t, err := w.fire(OnDiscovery, env)
+		if err != nil {
+			return fmt.Sprintf("[STEP %s] DISCOVERY_NEEDED refused: %v", step, err)
+		}
+		if t.To == S2 {
+			w.Forced = "discovery"
+			return fmt.Sprintf("[STEP %s] DISCOVERY_NEEDED -> 2 (forced: discovery limit %d reached) | launch task-planner", step, MaxDiscovery)
+		}
+		w.Discovery = before + 1
+		w.DiscoveryFrom = len(w.Launches)
+		return fmt.Sprintf("[STEP %s] DISCOVERY_NEEDED -> 1 | discovery %d/%d: launch researcher and code-explorer in parallel", step, w.Discovery, MaxDiscovery)
+	}
+	return ""
+}
+
+// planned: the task-planner returned in 2; the plan must validate.
+func (w *Workflow) planned(env *Env) string {
+	p, err := env.plan()
+	if err != nil {
+		return fmt.Sprintf("[STEP 2] task-planner returned, but the plan does not validate: %v. Relaunch task-planner to fix it.", err)
+	}
+	if _, ferr := w.fire(OnPlanReturned, env); ferr != nil {
+		return fmt.Sprintf("[STEP 2] %v", ferr)
+	}
+	w.Plan = p.Snapshot()
+	w.PlanHashes = HashPlanFiles(env.Files)
+	w.WaitingOn = "approval"
+	n := 0
+	for _, ph := range p.Phases {
+		n += len(ph.Tasks)
+	}
+	return fmt.Sprintf("[STEP 2] MASTER_PLAN.md created -> 3 | %d phases, %d tasks; present the plan and stop: the user approves with /orch-hook:approve or asks for changes with /orch-hook:request-changes", len(p.Phases), n)
+}
+
+// implemented records a code-implementer's result in 4a or F2.
+func (w *Workflow) implemented(l *Launch, result string, env *Env) string {
+	tr := w.task(l.Task)
+	step := w.Current
+	switch result {
+	case LineImplComplete:
+		tr.Status = TaskComplete
+	case LineImplBlocked:
+		tr.Blocked++
+		if tr.Blocked > MaxBlockedRetry {
+			tr.Status = Returned
+		} else {
+			tr.Status = TaskBlocked
+		}
+	}
+	trigger := OnTaskReturned
+	t, err := w.fire(trigger, env)
+	if err == nil && t.To == S4b {
+		if step == SF2 {
+			return fmt.Sprintf("%s F2 OK -> 4b | %s fixed, revalidating: launch code-quality", w.phaseTag(w.Phase), taskList(w.FailingTasks))
+		}
+		n := len(phaseNumbers(w.Plan.Phase(w.Phase)))
+		return fmt.Sprintf("%s 4a OK -> 4b | %d tasks implemented; launch code-quality\n\n%s", w.phaseTag(w.Phase), n, w.MetadataBlock())
+	}
+	status := "COMPLETE"
+	switch tr.Status {
+	case TaskBlocked:
+		status = fmt.Sprintf("BLOCKED (relaunch allowed, %d of %d retries used)", tr.Blocked, MaxBlockedRetry)
+	case Returned:
+		status = "BLOCKED again (counts as returned; the quality gate will judge it)"
+	}
+	open := w.openTasks()
+	if step == SF2 {
+		open = w.openFailing()
+	}
+	return fmt.Sprintf("%s %s Task %02d %s -> %s | still open: %s", w.phaseTag(w.Phase), step, l.Task, status, w.Current, taskList(open))
+}
+
+// gated applies code-quality's 4b result.
+func (w *Workflow) gated(result, text string, env *Env, o *Outcome) string {
+	tag := w.phaseTag(w.Phase)
+	if result == LineGatePass {
+		w.fire(OnPass, env)
+		return fmt.Sprintf("%s 4b OK -> 4c | All tests pass; mark phase %d's tasks [x] in MASTER_PLAN.md", tag, w.Phase)
+	}
+	failing := w.validFailing(text)
+	w.FixIterations++
+	w.FailingTasks = failing
+	t, err := w.fire(OnFail, env)
+	if err != nil {
+		return fmt.Sprintf("%s 4b FAIL refused: %v", tag, err)
+	}
+	why := clip(summaryOf(text, LineGateFail), 70)
+	if t.To == Escalated {
+		w.escalate(EscalationFix, S4b, o)
+		return fmt.Sprintf("%s 4b FAIL -> escalated | fix iteration %d/%d used up; tell the user: see .orchestrator/ESCALATION.md and decide with /orch-hook:resolve retry|skip|abort", tag, w.FixIterations, MaxFixIterations)
+	}
+	return fmt.Sprintf("%s 4b FAIL -> F1 | %s failed: %s (fix iteration %d/%d); launch task-planner for FAILURE_ANALYSIS", tag, taskList(failing), orText(why, "see the report"), w.FixIterations, MaxFixIterations)
+}
+
+// validated applies a final-validation result (5a code-quality, 5b
+// ux-dx-quality).
+func (w *Workflow) validated(job, result, text string, env *Env, o *Outcome) string {
+	step := w.Current
+	pass := result == LineGatePass || result == LineUXPass
+	label := strings.TrimPrefix(result, "PHASE GATE STATUS: ")
+	label = strings.TrimPrefix(label, "UX/DX STATUS: ")
+	if pass {
+		t, err := w.fire(OnPass, env)
+		if err != nil {
+			return fmt.Sprintf("[STEP %s] PASS refused: %v", step, err)
+		}
+		if t.To == S5b {
+			return fmt.Sprintf("[STEP 5a] PASS -> 5b | a task requires UX/DX review: launch ux-dx-quality")
+		}
+		return fmt.Sprintf("[STEP %s] %s -> 6 | launch task-planner for SUCCESS_EXTRACTION", step, label)
+	}
+	w.FinalFailures++
+	w.FinalFrom = step
+	t, err := w.fire(OnFail, env)
+	if err != nil {
+		return fmt.Sprintf("[STEP %s] FAIL refused: %v", step, err)
+	}
+	why := clip(summaryOf(text, OwedLines(job)...), 70)
+	if t.To == Escalated {
+		w.escalate(EscalationFinal, step, o)
+		return fmt.Sprintf("[STEP %s] FAIL -> escalated | final validation failed %d/%d times; tell the user: see .orchestrator/ESCALATION.md and decide with /orch-hook:resolve retry|skip|abort", step, w.FinalFailures, MaxFinalFailures)
+	}
+	w.Awaiting = "fix"
+	w.Tasks = nil
+	w.FailingTasks = nil
+	return fmt.Sprintf("[STEP %s] FAIL -> 4a | %s (final-validation failure %d/%d): append a fix phase to MASTER_PLAN.md (or launch task-planner to), then implement it", step, orText(why, "see the report"), w.FinalFailures, MaxFinalFailures)
+}
+
+// escalate opens an escalation; the caller writes ESCALATION.md.
+func (w *Workflow) escalate(kind, from string, o *Outcome) {
+	w.Escalation = &Escalation{Kind: kind, Phase: w.Phase, From: from}
+	w.WaitingOn = "resolution"
+	if o.Files == nil {
+		o.Files = map[string]string{}
+	}
+	o.Files[EscalationFile] = "" // rendered by the caller, which has the log
+}
+
+// EscalationFile is written at every escalation.
+const EscalationFile = ".orchestrator/ESCALATION.md"

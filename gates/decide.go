@@ -1,0 +1,739 @@
+package gates
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Call is one hook event, normalized by package hooks. Only the fields the
+// event carries are set.
+type Call struct {
+	Event     string // hook_event_name
+	Session   string
+	PromptID  string
+	AgentID   string // the subagent the event fired in ("" on the main thread)
+	AgentType string
+	Tool      string
+	ToolUseID string
+
+	// Agent launches.
+	SubagentType string
+	Prompt       string // the Agent prompt, or the user's prompt
+	Background   bool
+	Isolation    string
+
+	// File writes: Path is absolute and cleaned (symlinks of existing
+	// directories resolved by the caller).
+	Path  string
+	Write *FileWrite
+
+	Command string // Bash
+	Skill   string // Skill
+	SendTo  string // SendMessage
+
+	// Completions and stops.
+	Status         string // PostToolUse(Agent) tool_response.status
+	LinkAgentID    string // PostToolUse(Agent) tool_response.agentId
+	Text           string // the agent's final report
+	Failure        string // PostToolUseFailure error
+	StopHookActive bool
+	BackgroundRuns []string // ids of running background subagents (Stop)
+	Source         string   // SessionStart
+	EndReason      string   // SessionEnd
+}
+
+// FileWrite is what a Write, Edit or NotebookEdit would do.
+type FileWrite struct {
+	Content    *string // Write
+	OldString  string  // Edit
+	NewString  string
+	ReplaceAll bool
+	Notebook   bool
+}
+
+// Env is what a decision may consult besides the workflow: the project
+// root, the plan files (read by the caller when Needs says so), the clock
+// and the Stop cap.
+type Env struct {
+	Root    string
+	Files   PlanFiles
+	Now     time.Time
+	StopCap int
+
+	parsed   *Plan
+	parseErr error
+}
+
+func (e *Env) plan() (*Plan, error) {
+	if e.parsed == nil {
+		e.parsed = ParsePlan(e.Files)
+		e.parseErr = e.parsed.Validate()
+	}
+	return e.parsed, e.parseErr
+}
+
+// Reset drops the parsed plan, after the files changed.
+func (e *Env) Reset(files PlanFiles) { e.Files, e.parsed, e.parseErr = files, nil, nil }
+
+// Verdict is the kind of answer.
+type Verdict int
+
+// Verdicts.
+const (
+	Allow Verdict = iota
+	Deny          // PreToolUse: the tool does not run
+	Block         // Stop, SubagentStop, UserPromptSubmit: refused with a reason
+)
+
+// Outcome is a decision and what it did to the workflow.
+type Outcome struct {
+	Verdict Verdict
+	Gate    int
+	Reason  string
+	Context string
+	// Changed: the workflow was modified and must be saved.
+	Changed bool
+	// Records are what to log (state changes, denies, errors).
+	Records []Record
+	// Files to write in the project (relative path -> content): the
+	// ESCALATION.md report, MASTER_PLAN.md after a skip.
+	Files map[string]string
+	// Start asks the caller to archive a finished workflow and start a new
+	// one with this request.
+	Start string
+}
+
+// Record is one line for the event log.
+type Record struct {
+	Type      string // transition, update, deny, agent_launch, agent_complete, user_decision, error
+	Gate      int
+	Reason    string
+	AgentID   string
+	AgentType string
+	ToolUseID string
+	Task      int
+	Phase     int
+	Input     string
+}
+
+// Record types (the names of state's event types).
+const (
+	RecTransition = "transition"
+	RecUpdate     = "update"
+	RecDeny       = "deny"
+	RecLaunch     = "agent_launch"
+	RecComplete   = "agent_complete"
+	RecDecision   = "user_decision"
+	RecError      = "error"
+)
+
+func (o *Outcome) log(r Record) { o.Records = append(o.Records, r) }
+
+// Decide answers one hook event against the workflow. It is pure: the
+// caller loads w (with Current/Completed set), calls Decide, and saves w
+// when Outcome.Changed.
+func Decide(w *Workflow, c *Call, env *Env) Outcome {
+	if o, denied := staticRules(c); denied {
+		return o
+	}
+	if Finished(w.Current) {
+		return decideFinished(w, c, env)
+	}
+	switch c.Event {
+	case "PreToolUse":
+		switch c.Tool {
+		case "Agent", "Task":
+			return w.preAgent(c, env)
+		case "Write", "Edit", "NotebookEdit":
+			return w.preWrite(c, env)
+		case "Bash":
+			return w.preBash(c)
+		case "SendMessage":
+			return w.preSendMessage(c)
+		case "Workflow":
+			return w.deny(0, "the native Workflow tool is not allowed while an orch-hook workflow is active (its agents would bypass the gates).")
+		}
+	case "PostToolUse":
+		switch c.Tool {
+		case "Agent", "Task":
+			return w.postAgent(c, env)
+		case "Write", "Edit", "NotebookEdit":
+			return w.postWrite(c, env)
+		}
+	case "PostToolUseFailure":
+		if c.Tool == "Agent" || c.Tool == "Task" {
+			return w.agentFailed(c)
+		}
+	case "SubagentStop":
+		return w.subagentStop(c, env)
+	case "Stop":
+		return w.stop(c, env)
+	case "UserPromptSubmit":
+		return w.userPrompt(c, env)
+	case "SessionStart":
+		return w.sessionStart(c, env)
+	case "SessionEnd":
+		return w.sessionEnd(c)
+	}
+	return Outcome{}
+}
+
+// Relevant reports whether an event can matter to an active workflow; the
+// caller answers allow at once (without reading the plan or locking)
+// when it cannot.
+func Relevant(c *Call) bool {
+	switch c.Event {
+	case "PreToolUse":
+		switch c.Tool {
+		case "Agent", "Task", "Write", "Edit", "NotebookEdit", "Bash", "Skill", "SendMessage", "Workflow":
+			return true
+		}
+		return false
+	case "PostToolUse", "PostToolUseFailure":
+		switch c.Tool {
+		case "Agent", "Task", "Write", "Edit", "NotebookEdit":
+			return true
+		}
+		return false
+	case "SubagentStop", "Stop", "UserPromptSubmit", "SessionStart", "SessionEnd":
+		return true
+	}
+	return false
+}
+
+// NeedsPlan reports whether deciding c may read the plan files.
+func NeedsPlan(c *Call) bool {
+	switch c.Tool {
+	case "Bash", "Skill", "SendMessage", "Workflow":
+		return false
+	}
+	return c.Event != "SessionEnd"
+}
+
+// userCommands are the decisions only the user takes.
+var userCommands = map[string]bool{"approve": true, "request-changes": true, "resolve": true, "abort": true, "resume": true}
+
+// staticRules hold whatever the state: the model may not take the user's
+// decisions through the Skill tool or by running the binary.
+func staticRules(c *Call) (Outcome, bool) {
+	if c.Event != "PreToolUse" {
+		return Outcome{}, false
+	}
+	switch c.Tool {
+	case "Skill":
+		name, ok := commandName(c.Skill)
+		if ok && (userCommands[name] || name == "orchestrate") {
+			reason := fmt.Sprintf("orch-hook: /orch-hook:%s is the user's decision; the model may not invoke it. Ask the user to type it.", name)
+			if name == "orchestrate" {
+				reason = "orch-hook: only the user starts a workflow: ask them to type /orch-hook:orchestrate <request>."
+			}
+			o := Outcome{Verdict: Deny, Reason: reason}
+			o.log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
+			return o, true
+		}
+	case "Bash":
+		if word := binaryDecision(c.Command); word != "" {
+			reason := fmt.Sprintf("orch-hook: running orch-hook %s from Bash is not allowed: %s is the user's decision. Ask the user to type /orch-hook:%s.", word, word, word)
+			if word == "start" {
+				reason = "orch-hook: the model may not start a workflow; only the user does, with /orch-hook:orchestrate <request>."
+			}
+			o := Outcome{Verdict: Deny, Reason: reason}
+			o.log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
+			return o, true
+		}
+	}
+	return Outcome{}, false
+}
+
+// commandName reads "orch-hook:approve", "orch-hook-approve" or
+// "/orch-hook:approve args" as "approve".
+func commandName(s string) (string, bool) {
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "/"))
+	if i := strings.IndexAny(s, " \t\n"); i >= 0 {
+		s = s[:i]
+	}
+	for _, p := range []string{"orch-hook:", "orch-hook-"} {
+		if rest, ok := strings.CutPrefix(s, p); ok && rest != "" {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// binaryDecision finds "orch-hook <decision>" anywhere in a shell command,
+// whatever path, quoting or wrapper names the binary; it returns the word.
+func binaryDecision(cmd string) string {
+	if !strings.Contains(cmd, "orch-hook") {
+		return ""
+	}
+	fields := strings.FieldsFunc(cmd, func(r rune) bool {
+		return strings.ContainsRune(" \t\r\n;|&()`$'\"{}<>=", r)
+	})
+	for i, f := range fields {
+		if filepath.Base(f) != "orch-hook" && !strings.HasSuffix(f, "/orch-hook") {
+			continue
+		}
+		for j := i + 1; j < len(fields); j++ {
+			arg := fields[j]
+			if strings.HasPrefix(arg, "-") {
+				if arg == "--project" {
+					j++ // its value
+				}
+				continue
+			}
+			if userCommands[arg] || arg == "start" {
+				return arg
+			}
+			break
+		}
+	}
+	return ""
+}
+
+// decideFinished: a complete or aborted workflow gates nothing; a new one
+// may be started.
+func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
+	if c.Event == "UserPromptSubmit" && !isNotification(c.Prompt) {
+		if name, ok := commandName(c.Prompt); ok && name == "orchestrate" && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
+			return startFromPrompt(c)
+		}
+	}
+	if c.Event == "SessionStart" && w.Current == Complete {
+		return Outcome{Context: clip(fmt.Sprintf("orch-hook: the workflow %q is complete. Run `orch-hook follow-up lightweight|partial|full \"<request>\"` for a follow-up, or start a new one with /orch-hook:orchestrate.", clip(w.Request, 80)), 2000)}
+	}
+	return Outcome{}
+}
+
+// agentName strips the plugin namespace: "orch-hook:code-quality" and
+// "code-quality" are the workflow's code-quality.
+func agentName(subagentType string) (name string, workflow bool) {
+	name = strings.TrimPrefix(subagentType, PluginPrefix)
+	return name, contains(WorkflowAgents, name)
+}
+
+// readOnlyAgents may run beside the workflow: they cannot write.
+var readOnlyAgents = map[string]bool{"Explore": true, "Plan": true}
+
+func (w *Workflow) foreign(c *Call) bool {
+	return w.Owner != "" && c.Session != "" && c.Session != w.Owner
+}
+
+func (w *Workflow) foreignReason() string {
+	return "orch-hook: this workflow belongs to another Claude Code session. To continue it here, type /orch-hook:resume (see `orch-hook status`)."
+}
+
+// deny builds a PreToolUse deny with the standard reason.
+func (w *Workflow) deny(gate int, what string) Outcome {
+	reason := w.reason(gate, what)
+	o := Outcome{Verdict: Deny, Gate: gate, Reason: reason}
+	o.log(Record{Type: RecDeny, Gate: gate, Reason: reason, Phase: w.Phase})
+	return o
+}
+
+// reason is "orch-hook: [Gate N] WHAT Now: WHERE. Next: NEXT."
+func (w *Workflow) reason(gate int, what string) string {
+	var b strings.Builder
+	b.WriteString("orch-hook: ")
+	if gate > 0 {
+		fmt.Fprintf(&b, "[Gate %d] ", gate)
+	}
+	b.WriteString(strings.TrimSpace(what))
+	fmt.Fprintf(&b, " Now: %s. Next: %s.", w.Where(), w.Next(nil))
+	return b.String()
+}
+
+func (w *Workflow) preAgent(c *Call, env *Env) Outcome {
+	name, isWorkflow := agentName(c.SubagentType)
+	if !isWorkflow {
+		if readOnlyAgents[c.SubagentType] {
+			return Outcome{}
+		}
+		kind := c.SubagentType
+		if kind == "" {
+			kind = "general-purpose"
+		}
+		return w.deny(0, fmt.Sprintf("agent type %q is not allowed while a workflow is active; only the workflow's agents (orch-hook:<name>) and the read-only Explore and Plan may run.", kind))
+	}
+	if c.AgentID != "" {
+		return w.deny(0, fmt.Sprintf("only the orchestrator (the main thread) launches workflow agents; %s may not launch %s.", c.AgentType, name))
+	}
+	if w.foreign(c) {
+		o := Outcome{Verdict: Deny, Reason: w.foreignReason()}
+		o.log(Record{Type: RecDeny, Reason: o.Reason, ToolUseID: c.ToolUseID, AgentType: name})
+		return o
+	}
+	if c.Isolation != "" {
+		return w.deny(0, fmt.Sprintf("isolation %q on a workflow agent is not allowed: its edits would happen outside the project the gates watch; launch %s without isolation.", c.Isolation, name))
+	}
+	if o, bad := w.tampered(env); bad {
+		return o
+	}
+	o := Outcome{}
+	job, task, gate, why := w.jobFor(name, c, env, &o)
+	if why != "" {
+		d := w.deny(gate, why)
+		d.Records[0].AgentType = name
+		d.Records[0].ToolUseID = c.ToolUseID
+		d.Records[0].Task = task
+		// Taking an appended phase is kept even when the launch is refused.
+		d.Changed = o.Changed
+		d.Records = append(o.Records, d.Records...)
+		return d
+	}
+	l := &Launch{ToolUseID: c.ToolUseID, Agent: name, Job: job, Task: task, Phase: w.Phase, State: w.Current, Background: c.Background, Status: Running, Started: env.Now}
+	w.Launches = append(w.Launches, l)
+	if task > 0 {
+		tr := w.task(task)
+		tr.Status = Running
+		tr.Launches++
+	}
+	o.Changed = true
+	o.log(Record{Type: RecLaunch, AgentType: name, ToolUseID: c.ToolUseID, Task: task, Phase: w.Phase, Reason: job})
+	return o
+}
+
+// jobFor decides whether agent may be launched now and for which job. A
+// non-empty why refuses it (with gate when one applies).
+func (w *Workflow) jobFor(agent string, c *Call, env *Env, o *Outcome) (job string, task, gate int, why string) {
+	inFlight := w.inFlightOf(agent)
+	busy := func() string {
+		return fmt.Sprintf("%s is already running (%s); wait for it to return.", agent, inFlight[0].ToolUseID)
+	}
+	switch w.Current {
+	case S0a, S0b:
+		if agent != Analyst {
+			return "", 0, 0, fmt.Sprintf("%s is not part of step %s; clarification is requirements-analyst's job.", agent, w.Current)
+		}
+		if w.WaitingOn == "answers" {
+			return "", 0, 0, "the user has not answered the questions yet; wait for their answers before relaunching requirements-analyst."
+		}
+		if len(inFlight) > 0 {
+			return "", 0, 0, busy()
+		}
+		return JobClarify, 0, 0, ""
+	case S1:
+		if agent != Researcher && agent != Explorer {
+			return "", 0, 0, fmt.Sprintf("%s is not part of discovery (phase 1): launch researcher and code-explorer.", agent)
+		}
+		if len(inFlight) > 0 {
+			return "", 0, 0, busy()
+		}
+		for _, l := range w.Launches[min(w.DiscoveryFrom, len(w.Launches)):] {
+			if l.Agent == agent && l.Status == Returned {
+				return "", 0, 0, fmt.Sprintf("%s already returned in this discovery round.", agent)
+			}
+		}
+		return JobDiscovery, 0, 0, ""
+	case S2:
+		if agent != Planner {
+			return "", 0, 0, fmt.Sprintf("%s is not part of planning (step 2): launch task-planner.", agent)
+		}
+		if len(inFlight) > 0 {
+			return "", 0, 0, busy()
+		}
+		return JobPlan, 0, 0, ""
+	case S3:
+		return "", 0, 0, fmt.Sprintf("%s may not run before the user approves the plan.", agent)
+	case S4a:
+		return w.job4a(agent, c, env, o)
+	case S4b:
+		if agent != Quality {
+			return "", 0, 1, gate1Why(agent)
+		}
+		if len(inFlight) > 0 {
+			return "", 0, 1, busy()
+		}
+		return JobGate, 0, 0, ""
+	case SF1:
+		if agent != Planner {
+			if agent == Implementer {
+				return "", TaskOfPrompt(c.Prompt), 3, "code-implementer before FAILURE_ANALYSIS is not allowed."
+			}
+			return "", 0, 3, fmt.Sprintf("%s is not allowed after a 4b FAIL before FAILURE_ANALYSIS.", agent)
+		}
+		if len(inFlight) > 0 {
+			return "", 0, 3, busy()
+		}
+		return JobAnalysis, 0, 0, ""
+	case SF2:
+		switch agent {
+		case Implementer:
+			n := TaskOfPrompt(c.Prompt)
+			if n == 0 {
+				return "", 0, 0, fmt.Sprintf("a code-implementer prompt must start with \"Task NN\" naming one failing task (%s).", taskList(w.FailingTasks))
+			}
+			if !contains(w.FailingTasks, n) {
+				return "", n, 3, fmt.Sprintf("fixing Task %02d is not allowed: only the failing tasks (%s) are fixed.", n, taskList(w.FailingTasks))
+			}
+			if why := w.taskLaunchable(n, env); why != "" {
+				return "", n, 3, why
+			}
+			return JobFix, n, 0, ""
+		case Quality:
+			return "", 0, 3, fmt.Sprintf("code-quality may revalidate only after the fixes returned (still open: %s).", taskList(w.openFailing()))
+		case Planner:
+			return "", 0, 3, "FAILURE_ANALYSIS is done; apply its fixes with code-implementer."
+		}
+		return "", 0, 3, fmt.Sprintf("%s is not part of the fix cycle.", agent)
+	case S4c:
+		if agent == Planner {
+			return "", 0, 2, "SUCCESS_EXTRACTION is not allowed after a 4b PASS (it moved to phase 6)."
+		}
+		return "", 0, 2, fmt.Sprintf("%s before the plan update skips it: mark phase %d's tasks [x] in MASTER_PLAN.md first.", agent, w.Phase)
+	case S5a:
+		if agent != Quality {
+			if agent == UXDX {
+				return "", 0, 0, "ux-dx-quality (5b) runs only after final validation (5a) passed."
+			}
+			return "", 0, 0, fmt.Sprintf("%s is not part of final validation (5a): launch code-quality.", agent)
+		}
+		if len(inFlight) > 0 {
+			return "", 0, 0, busy()
+		}
+		return JobFinal, 0, 0, ""
+	case S5b:
+		if agent != UXDX {
+			if agent == Planner {
+				return "", 0, 5, "skipping 5b is not allowed: a task requires UX/DX review."
+			}
+			return "", 0, 5, fmt.Sprintf("%s is not part of the UX/DX review (5b): launch ux-dx-quality.", agent)
+		}
+		if len(inFlight) > 0 {
+			return "", 0, 5, busy()
+		}
+		return JobUXDX, 0, 0, ""
+	case S6:
+		if agent != Planner {
+			return "", 0, 4, fmt.Sprintf("%s is not allowed after final validation passed: phase 6 (SUCCESS_EXTRACTION) comes next.", agent)
+		}
+		if len(inFlight) > 0 {
+			return "", 0, 4, busy()
+		}
+		return JobExtraction, 0, 0, ""
+	case Escalated:
+		return "", 0, 0, fmt.Sprintf("%s may not run while the workflow is escalated to the user.", agent)
+	}
+	return "", 0, 0, fmt.Sprintf("%s is not expected at step %s.", agent, w.Current)
+}
+
+func gate1Why(agent string) string {
+	switch agent {
+	case Implementer:
+		return "code-implementer after 4a is not allowed: no failure yet to fix, and the next phase waits for the quality gate."
+	case Planner:
+		return "task-planner after 4a is not allowed: there is no failure to analyse before the quality gate."
+	}
+	return fmt.Sprintf("%s after 4a is not allowed: the quality gate (code-quality) comes next.", agent)
+}
+
+// job4a decides launches while implementing a phase, or while waiting for
+// an appended phase.
+func (w *Workflow) job4a(agent string, c *Call, env *Env, o *Outcome) (string, int, int, string) {
+	if w.Awaiting != "" {
+		switch agent {
+		case Planner:
+			if len(w.inFlightOf(Planner)) > 0 {
+				return "", 0, 0, "task-planner is already creating the phase."
+			}
+			return JobPhase, 0, 0, ""
+		case Implementer:
+			if why := w.takeAppendedPhase(env, o); why != "" {
+				return "", TaskOfPrompt(c.Prompt), 0, why
+			}
+		default:
+			gate := 0
+			if w.Awaiting == "fix" {
+				gate = 6
+				if w.FinalFrom == S5b {
+					gate = 7
+				}
+			}
+			return "", 0, gate, fmt.Sprintf("%s is not allowed before the fix phase ran: append it to MASTER_PLAN.md and implement it first.", agent)
+		}
+	}
+	switch agent {
+	case Implementer:
+	case Quality:
+		return "", 0, 0, fmt.Sprintf("code-quality (4b) runs only after every task of phase %d returned (still open: %s).", w.Phase, taskList(w.openTasks()))
+	default:
+		return "", 0, 0, fmt.Sprintf("%s is not part of implementation (4a): launch code-implementer for the tasks of phase %d.", agent, w.Phase)
+	}
+	n := TaskOfPrompt(c.Prompt)
+	ph := w.Plan.Phase(w.Phase)
+	if n == 0 {
+		return "", 0, 0, fmt.Sprintf("a code-implementer prompt must start with \"Task NN\" naming one task of phase %d (%s).", w.Phase, taskList(phaseNumbers(ph)))
+	}
+	if ph == nil || !contains(ph.Numbers(), n) {
+		return "", n, 0, fmt.Sprintf("Task %02d is not in the current phase %d (%s); phases run in order.", n, w.Phase, taskList(phaseNumbers(ph)))
+	}
+	if why := w.taskLaunchable(n, env); why != "" {
+		return "", n, 0, why
+	}
+	return JobImplement, n, 0, ""
+}
+
+func phaseNumbers(ph *PhaseSnap) []int {
+	if ph == nil {
+		return nil
+	}
+	return ph.Numbers()
+}
+
+// taskLaunchable applies the parallel rules to task n in 4a or F2.
+func (w *Workflow) taskLaunchable(n int, env *Env) string {
+	tr := w.Tasks[n]
+	switch {
+	case tr != nil && tr.Status == Running:
+		return fmt.Sprintf("Task %02d is already in flight; one code-implementer per task.", n)
+	case tr != nil && tr.Status == TaskComplete:
+		return fmt.Sprintf("Task %02d already returned IMPLEMENTATION STATUS: COMPLETE in this step.", n)
+	case tr != nil && tr.Status == Returned:
+		return fmt.Sprintf("Task %02d was BLOCKED %d times and counts as returned; the quality gate will judge it.", n, tr.Blocked)
+	}
+	snap := w.Plan.Task(n)
+	if snap == nil {
+		return ""
+	}
+	cur := w.Plan.Phase(w.Phase)
+	for _, dep := range snap.DependsOn {
+		if cur != nil && contains(cur.Numbers(), dep) && !w.Tasks[dep].done() {
+			return fmt.Sprintf("Task %02d depends on Task %02d, which has not returned; launch it after Task %02d.", n, dep, dep)
+		}
+	}
+	for _, l := range w.InFlight() {
+		if l.Agent != Implementer || l.Task == 0 || l.Task == n {
+			continue
+		}
+		other := w.Plan.Task(l.Task)
+		if other == nil {
+			continue
+		}
+		for _, f := range snap.Files {
+			if contains(other.Files, f) {
+				return fmt.Sprintf("Task %02d and Task %02d (in flight) both change %s; run them one after the other.", n, l.Task, f)
+			}
+		}
+	}
+	return ""
+}
+
+func (w *Workflow) openTasks() []int {
+	ph := w.Plan.Phase(w.Phase)
+	var out []int
+	if ph == nil {
+		return out
+	}
+	for _, n := range ph.Numbers() {
+		if !w.Tasks[n].done() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (w *Workflow) openFailing() []int {
+	var out []int
+	for _, n := range w.FailingTasks {
+		if !w.Tasks[n].done() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// takeAppendedPhase makes the phase appended to MASTER_PLAN.md the current
+// one, if there is one and the plan validates.
+func (w *Workflow) takeAppendedPhase(env *Env, o *Outcome) string {
+	p, err := env.plan()
+	if err != nil {
+		return fmt.Sprintf("the plan does not validate (%v); append the fix phase with its task files first.", err)
+	}
+	last := p.Phases[len(p.Phases)-1]
+	known := 0
+	if w.Plan != nil && len(w.Plan.Phases) > 0 {
+		known = w.Plan.Phases[len(w.Plan.Phases)-1].Number
+	}
+	if last.Number <= known || p.PhaseChecked(last.Number) {
+		what := "a fix phase"
+		if w.Awaiting == "lightweight" {
+			what = "the follow-up phase"
+		}
+		return fmt.Sprintf("append %s to MASTER_PLAN.md (## Phase %d: ..., with new task numbers and their task files) before launching code-implementer.", what, known+1)
+	}
+	if w.Awaiting == "lightweight" {
+		files := map[string]bool{}
+		for _, t := range last.Tasks {
+			if f := p.Tasks[t.Number]; f != nil {
+				for _, name := range f.Files {
+					files[name] = true
+				}
+			}
+		}
+		if len(files) >= 3 {
+			return fmt.Sprintf("a LIGHTWEIGHT follow-up may touch fewer than 3 files; phase %d's tasks list %d. Shrink the phase, or run `orch-hook follow-up partial` instead.", last.Number, len(files))
+		}
+	}
+	from := w.Current
+	w.Plan = p.Snapshot()
+	w.PlanHashes = HashPlanFiles(env.Files)
+	w.Phase = last.Number
+	w.Awaiting = ""
+	w.Tasks = nil
+	w.FixIterations = 0
+	if _, err := w.fire(OnPhaseAppended, env); err != nil {
+		return err.Error()
+	}
+	o.Changed = true
+	o.log(Record{Type: RecTransition, Reason: fmt.Sprintf("phase %d appended to MASTER_PLAN.md and taken (%s)", last.Number, taskList(phaseNumbers(w.Plan.Phase(last.Number)))), Phase: last.Number, Input: from})
+	return ""
+}
+
+// tampered blocks progress while the plan files differ from what orch-hook
+// last allowed.
+func (w *Workflow) tampered(env *Env) (Outcome, bool) {
+	if w.PlanHashes == nil || w.Current == S2 || env.Files == nil {
+		return Outcome{}, false
+	}
+	changed := ChangedFiles(w.PlanHashes, HashPlanFiles(env.Files))
+	if len(changed) == 0 {
+		return Outcome{}, false
+	}
+	reason := w.reason(0, fmt.Sprintf("the plan changed outside orch-hook (not through an allowed Write/Edit): %s under %s. Progress is blocked until the change is reverted (restore the files, e.g. with git or by undoing the edit).", strings.Join(changed, ", "), TasksDir))
+	o := Outcome{Verdict: Deny, Reason: reason}
+	o.log(Record{Type: RecDeny, Reason: reason, Phase: w.Phase})
+	return o, true
+}
+
+func (w *Workflow) preBash(c *Call) Outcome {
+	if strings.Contains(c.Command, ".orchestrator/state") {
+		o := w.deny(0, "commands touching .orchestrator/state are not allowed: it is orch-hook's state. Use `orch-hook status` or `orch-hook log` to read it.")
+		o.Records[0].ToolUseID = c.ToolUseID
+		return o
+	}
+	return Outcome{}
+}
+
+func (w *Workflow) preSendMessage(c *Call) Outcome {
+	to := strings.TrimSpace(c.SendTo)
+	_, named := agentName(to)
+	if named || w.launchByAgent(to) != nil {
+		return w.deny(0, "SendMessage to a workflow agent is not allowed: each launch does one job and returns its result line; launch a new agent instead.")
+	}
+	return Outcome{}
+}
+
+func taskList(nums []int) string {
+	if len(nums) == 0 {
+		return "none"
+	}
+	s := append([]int(nil), nums...)
+	sort.Ints(s)
+	parts := make([]string, len(s))
+	for i, n := range s {
+		parts[i] = fmt.Sprintf("Task %02d", n)
+	}
+	return strings.Join(parts, ", ")
+}

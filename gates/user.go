@@ -1,0 +1,386 @@
+package gates
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// stop decides whether the main thread may stop.
+func (w *Workflow) stop(c *Call, env *Env) Outcome {
+	o := Outcome{}
+	if w.foreign(c) {
+		return o
+	}
+	// A running launch that the Stop no longer lists never completed: stale.
+	running := map[string]bool{}
+	for _, id := range c.BackgroundRuns {
+		running[id] = true
+	}
+	waitingOnAgent := false
+	for _, l := range w.InFlight() {
+		if l.AgentID != "" && running[l.AgentID] {
+			waitingOnAgent = true
+			continue
+		}
+		l.Status = Stale
+		l.Ended = env.Now
+		if l.Task > 0 && w.Tasks[l.Task] != nil && w.Tasks[l.Task].Status == Running {
+			w.Tasks[l.Task].Status = ""
+		}
+		o.Changed = true
+		o.log(Record{Type: RecUpdate, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Reason: "stale launch cleared at Stop: not among the running background tasks and never completed"})
+	}
+	if w.Current == Escalated || w.WaitingOn != "" || waitingOnAgent {
+		return o
+	}
+	limit := env.StopCap
+	if limit <= 0 {
+		limit = DefaultStopCap
+	}
+	if w.StopBlocks >= limit {
+		o.log(Record{Type: RecError, Reason: fmt.Sprintf("Stop allowed after %d consecutive blocks (ORCH_HOOK_STOP_CAP=%d) though the workflow is not finished", w.StopBlocks, limit)})
+		return o
+	}
+	w.StopBlocks++
+	gate := stopGate(w)
+	reason := w.reason(gate, fmt.Sprintf("the workflow is not finished and the next step is yours (stop blocked %d/%d).", w.StopBlocks, limit))
+	o.Verdict, o.Gate, o.Reason, o.Changed = Block, gate, reason, true
+	o.log(Record{Type: RecDeny, Gate: gate, Reason: reason, Phase: w.Phase})
+	return o
+}
+
+// stopGate names the gate a Stop would skip.
+func stopGate(w *Workflow) int {
+	switch w.Current {
+	case S4b:
+		return 1
+	case S4c:
+		return 2
+	case SF1, SF2:
+		return 3
+	case S6:
+		return 4
+	case S5b:
+		return 5
+	case S4a:
+		if w.Awaiting == "fix" {
+			if w.FinalFrom == S5b {
+				return 7
+			}
+			return 6
+		}
+	}
+	return 0
+}
+
+var (
+	reNotifyID     = regexp.MustCompile(`<task-id>([^<]*)</task-id>`)
+	reNotifyTool   = regexp.MustCompile(`<tool-use-id>([^<]*)</tool-use-id>`)
+	reNotifyStatus = regexp.MustCompile(`<status>([^<]*)</status>`)
+	reNotifyResult = regexp.MustCompile(`(?s)<result>(.*)</result>`)
+)
+
+func isNotification(prompt string) bool {
+	return strings.HasPrefix(strings.TrimSpace(prompt), "<task-notification>")
+}
+
+func firstMatch(re *regexp.Regexp, s string) string {
+	if m := re.FindStringSubmatch(s); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
+}
+
+// userPrompt handles UserPromptSubmit: a background agent's notification,
+// or a prompt the user typed (a decision, answers, anything).
+func (w *Workflow) userPrompt(c *Call, env *Env) Outcome {
+	if isNotification(c.Prompt) {
+		return w.notification(c, env)
+	}
+	o := Outcome{}
+	if w.StopBlocks > 0 {
+		w.StopBlocks = 0
+		o.Changed = true
+	}
+	if w.Owner == "" && c.Session != "" {
+		w.Owner = c.Session
+		o.Changed = true
+		o.log(Record{Type: RecUpdate, Reason: "workflow owned by session " + c.Session + " (its first prompt)"})
+	}
+	prompt := strings.TrimSpace(c.Prompt)
+	if name, ok := commandName(prompt); ok && strings.HasPrefix(prompt, "/") {
+		args := ""
+		if i := strings.IndexAny(prompt, " \t\n"); i >= 0 {
+			args = strings.TrimSpace(prompt[i:])
+		}
+		if d, handled := w.decision(name, args, c, env); handled {
+			if o.Changed {
+				d.Changed = true
+				d.Records = append(o.Records, d.Records...)
+			}
+			return d
+		}
+		return o
+	}
+	if w.foreign(c) {
+		return o
+	}
+	if w.WaitingOn == "answers" {
+		w.WaitingOn = ""
+		o.Changed = true
+		if w.Rounds >= MaxRounds {
+			if _, err := w.fire(OnAnswers, env); err == nil {
+				w.Forced = "defaults"
+				line := fmt.Sprintf("[STEP %s] answers to round %d/%d -> 2 (forced: defaults) | launch task-planner; fill remaining gaps with sensible defaults", w.Completed[len(w.Completed)-1], MaxRounds, MaxRounds)
+				o.Context = line
+				o.log(Record{Type: RecTransition, Reason: line})
+				return o
+			}
+		}
+		o.Context = fmt.Sprintf("orch-hook: the user answered clarification round %d/%d; relaunch requirements-analyst with their answers.", w.Rounds, MaxRounds)
+		o.log(Record{Type: RecUpdate, Reason: fmt.Sprintf("answers to clarification round %d received", w.Rounds)})
+	}
+	return o
+}
+
+// notification delivers a background agent's checkpoint line; if its
+// SubagentStop was never seen, the notification's <result> completes it.
+func (w *Workflow) notification(c *Call, env *Env) Outcome {
+	id := firstMatch(reNotifyID, c.Prompt)
+	l := w.launchByAgent(id)
+	if l == nil {
+		l = w.launchByTool(firstMatch(reNotifyTool, c.Prompt))
+	}
+	if l == nil {
+		return Outcome{}
+	}
+	o := Outcome{}
+	if l.AgentID == "" && id != "" {
+		l.AgentID = id
+		o.Changed = true
+	}
+	if l.Status == Running || l.Status == Stale {
+		status := firstMatch(reNotifyStatus, c.Prompt)
+		if status != "" && status != "completed" {
+			l.Status, l.Ended = Failed, env.Now
+			o.Changed = true
+			o.Context = fmt.Sprintf("%s %s %s ended with status %q; relaunch it.", w.stepTag(), w.Current, l.Agent, status)
+			o.log(Record{Type: RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "ended: " + status})
+			return o
+		}
+		l.Background = false // deliver the line now
+		text := firstMatch(reNotifyResult, c.Prompt)
+		if missingLine(l.Job, text, w) {
+			w.finish(l, "", Unrecognized, env, &o)
+		} else {
+			w.complete(l, text, env, &o)
+		}
+		o.Changed = true
+		return o
+	}
+	if l.Notice != "" {
+		o.Context = l.Notice
+		l.Notice = ""
+		o.Changed = true
+	}
+	return o
+}
+
+// decision applies a user command typed as a prompt. handled is false for
+// commands that are not decisions (they pass through).
+func (w *Workflow) decision(name, args string, c *Call, env *Env) (Outcome, bool) {
+	if name == "orchestrate" {
+		return w.block(fmt.Sprintf("a workflow is already active here (step %s: %q). Continue it, or end it with /orch-hook:abort before starting another.", w.Current, clip(w.Request, 60))), true
+	}
+	if !userCommands[name] {
+		return Outcome{}, false
+	}
+	if c.PromptID != "" && contains(w.Decisions, c.PromptID) {
+		return Outcome{}, true // the same prompt seen again: not a second decision
+	}
+	if name != "resume" && w.foreign(c) {
+		return w.block(w.foreignReason()), true
+	}
+	var o Outcome
+	switch name {
+	case "approve":
+		o = w.approve(env)
+	case "request-changes":
+		o = w.requestChanges(args)
+	case "resolve":
+		o = w.resolve(args, env)
+	case "abort":
+		from := w.Current
+		w.fire(OnAbort, env)
+		w.WaitingOn = ""
+		o = Outcome{Changed: true, Context: "orch-hook: the user aborted the workflow; nothing is gated any more. Stop and summarize where it ended."}
+		o.log(Record{Type: RecDecision, Reason: "abort", Input: from})
+	case "resume":
+		if c.Session == "" || c.Session == w.Owner {
+			return Outcome{Context: "orch-hook: this session already owns the workflow. " + w.Summary(env)}, true
+		}
+		prev := w.Owner
+		w.Owner = c.Session
+		o = Outcome{Changed: true, Context: "orch-hook: this session now owns the workflow. " + w.Summary(env)}
+		o.log(Record{Type: RecDecision, Reason: fmt.Sprintf("resume: ownership moved from session %s to %s", orText(prev, "(none)"), c.Session)})
+	}
+	if o.Changed && c.PromptID != "" {
+		w.Decisions = append(w.Decisions, c.PromptID)
+		if len(w.Decisions) > 50 {
+			w.Decisions = w.Decisions[len(w.Decisions)-50:]
+		}
+	}
+	return o, true
+}
+
+// block refuses a UserPromptSubmit (the prompt is not sent to the model).
+func (w *Workflow) block(what string) Outcome {
+	reason := w.reason(0, what)
+	o := Outcome{Verdict: Block, Reason: reason}
+	o.log(Record{Type: RecDeny, Reason: reason})
+	return o
+}
+
+func (w *Workflow) approve(env *Env) Outcome {
+	if w.Current != S3 {
+		return w.block("there is no plan waiting for approval.")
+	}
+	p, err := env.plan()
+	if err != nil {
+		return w.block(fmt.Sprintf("the plan does not validate any more (%v); fix it or ask for changes with /orch-hook:request-changes.", err))
+	}
+	w.fire(OnApprove, env)
+	w.WaitingOn = ""
+	w.Plan = p.Snapshot()
+	w.PlanHashes = HashPlanFiles(env.Files)
+	w.Phase = p.FirstOpenPhase()
+	w.Tasks = nil
+	w.FixIterations = 0
+	line := fmt.Sprintf("[STEP 3] APPROVED -> 4a | phase %d of %d: %s", w.Phase, len(w.Plan.Phases), w.Next(env))
+	o := Outcome{Changed: true, Context: "orch-hook: " + line}
+	o.log(Record{Type: RecDecision, Reason: "approve: " + line, Phase: w.Phase})
+	return o
+}
+
+func (w *Workflow) requestChanges(args string) Outcome {
+	if w.Current != S3 {
+		return w.block("there is no plan waiting for approval to change.")
+	}
+	if args == "" {
+		return w.block("say what to change: /orch-hook:request-changes <what to change>.")
+	}
+	w.moveTo(S2)
+	w.WaitingOn = ""
+	line := fmt.Sprintf("[STEP 3] CHANGES REQUESTED -> 2 | relaunch task-planner to revise the plan: %s", clip(oneLine(args), 300))
+	o := Outcome{Changed: true, Context: "orch-hook: " + line}
+	o.log(Record{Type: RecDecision, Reason: "request-changes: " + clip(oneLine(args), 300)})
+	return o
+}
+
+// resolve answers an escalation (retry, skip, abort) or clears stale
+// launches.
+func (w *Workflow) resolve(args string, env *Env) Outcome {
+	option := strings.ToLower(strings.Fields(args + " ")[0])
+	if option == "clear-stale" {
+		n := 0
+		for _, l := range w.Launches {
+			if l.Status == Stale {
+				l.Status = Failed
+				n++
+			}
+		}
+		o := Outcome{Changed: n > 0, Context: fmt.Sprintf("orch-hook: %d stale launch(es) cleared.", n)}
+		if n > 0 {
+			o.log(Record{Type: RecDecision, Reason: fmt.Sprintf("clear-stale: %d stale launch(es) cleared", n)})
+		}
+		return o
+	}
+	if w.Current != Escalated || w.Escalation == nil {
+		return w.block(fmt.Sprintf("there is no escalation to resolve (/orch-hook:resolve %s).", orText(option, "?")))
+	}
+	kind := w.Escalation.Kind
+	o := Outcome{Changed: true}
+	switch option {
+	case "retry":
+		w.fire(OnRetry, env)
+		w.WaitingOn = ""
+		if kind == EscalationFix {
+			w.FixIterations = 0
+			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> F1 | fix iterations reset to 0/%d: launch task-planner for FAILURE_ANALYSIS of %s", MaxFixIterations, taskList(w.FailingTasks))
+		} else {
+			w.FinalFailures = 0
+			w.Awaiting = "fix"
+			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> 4a | final-validation failures reset to 0/%d: append a fix phase to MASTER_PLAN.md, then implement it", MaxFinalFailures)
+		}
+	case "skip":
+		w.fire(OnSkip, env)
+		w.WaitingOn = ""
+		if kind == EscalationFix {
+			p := ParsePlan(env.Files)
+			text := p.MarkSkipped(w.Phase)
+			o.Files = map[string]string{TasksDir + "/" + MasterPlan: text}
+			files := PlanFiles{}
+			for k, v := range env.Files {
+				files[k] = v
+			}
+			files[MasterPlan] = []byte(text)
+			env.Reset(files)
+			w.PlanHashes = HashPlanFiles(files)
+			w.KnownIssues = append(w.KnownIssues, fmt.Sprintf("phase %d (%s) skipped after %d failed fix iterations", w.Phase, taskList(w.FailingTasks), MaxFixIterations))
+			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] skip -> 4c | phase %d's tasks marked [x] (skipped: known issue)", w.Phase)
+			w.advance4c(env, &o)
+			if o.Context != "" && !strings.HasPrefix(o.Context, "orch-hook:") {
+				o.Context = "orch-hook: [RESOLVE] skip -> 4c | phase marked skipped (known issue)\n" + o.Context
+			}
+		} else {
+			w.KnownIssues = append(w.KnownIssues, fmt.Sprintf("final validation failed %d times (last at %s); skipped by the user", MaxFinalFailures, w.FinalFrom))
+			o.Context = "orch-hook: [RESOLVE] skip -> 6 | the final-validation failure is recorded as a known issue: launch task-planner for SUCCESS_EXTRACTION"
+		}
+	case "abort":
+		w.fire(OnAbort, env)
+		w.WaitingOn = ""
+		o.Context = "orch-hook: [RESOLVE] abort -> aborted | the workflow is aborted; nothing is gated any more."
+	default:
+		return w.block(fmt.Sprintf("unknown option %q: use /orch-hook:resolve retry, skip or abort (or clear-stale).", option))
+	}
+	w.Escalation = nil
+	o.log(Record{Type: RecDecision, Reason: "resolve " + option + " (" + kind + " escalation)", Phase: w.Phase})
+	return o
+}
+
+func (w *Workflow) sessionStart(c *Call, env *Env) Outcome {
+	o := Outcome{}
+	if c.Source == "clear" && w.OwnerCleared && c.Session != "" {
+		prev := w.Owner
+		w.Owner = c.Session
+		w.OwnerCleared = false
+		o.Changed = true
+		o.log(Record{Type: RecUpdate, Reason: fmt.Sprintf("ownership moved to session %s after /clear of %s", c.Session, prev)})
+	}
+	o.Context = w.Summary(env)
+	if w.foreign(c) {
+		o.Context = clip("orch-hook: another session owns the active workflow; type /orch-hook:resume here to take it over. "+o.Context, 2000)
+	}
+	return o
+}
+
+func (w *Workflow) sessionEnd(c *Call) Outcome {
+	if c.EndReason == "clear" && c.Session != "" && c.Session == w.Owner && !w.OwnerCleared {
+		w.OwnerCleared = true
+		o := Outcome{Changed: true}
+		o.log(Record{Type: RecUpdate, Reason: "owner session ended with /clear; the next session started by /clear takes the workflow"})
+		return o
+	}
+	return Outcome{}
+}
+
+// startFromPrompt: the user typed /orch-hook:orchestrate <request>.
+func startFromPrompt(c *Call) Outcome {
+	_, rest, _ := strings.Cut(strings.TrimSpace(c.Prompt), " ")
+	request := strings.TrimSpace(rest)
+	if request == "" {
+		return Outcome{Verdict: Block, Reason: "orch-hook: say what to build: /orch-hook:orchestrate <request>."}
+	}
+	return Outcome{Start: request}
+}

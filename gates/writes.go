@@ -1,0 +1,257 @@
+package gates
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// StateDir is orch-hook's own state, relative to the project root.
+const StateDir = ".orchestrator/state"
+
+// relPath returns path relative to root, and whether it lies inside.
+func relPath(root, path string) (string, bool) {
+	if root == "" || path == "" {
+		return "", false
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+func under(rel, dir string) bool { return rel == dir || strings.HasPrefix(rel, dir+"/") }
+
+func (w *Workflow) preWrite(c *Call, env *Env) Outcome {
+	rel, inside := relPath(env.Root, c.Path)
+	tag := func(o Outcome) Outcome {
+		for i := range o.Records {
+			o.Records[i].ToolUseID = c.ToolUseID
+			o.Records[i].AgentID = c.AgentID
+			o.Records[i].Input = c.Path
+		}
+		return o
+	}
+	switch {
+	case !inside:
+		return tag(w.deny(0, fmt.Sprintf("%s is outside the project (%s); while a workflow is active, files are written only inside it.", c.Path, env.Root)))
+	case under(rel, StateDir):
+		return tag(w.deny(0, fmt.Sprintf("%s is orch-hook's state; no agent writes there. Use `orch-hook status` to read it.", rel)))
+	case under(rel, TasksDir):
+		return tag(w.prePlanWrite(c, env, strings.TrimPrefix(rel, TasksDir+"/")))
+	case under(rel, ".orchestrator"):
+		return Outcome{}
+	}
+	// A project file: only a code-implementer in flight in 4a or F2.
+	agent, _ := agentName(c.AgentType)
+	if c.AgentID != "" && agent == Implementer && (w.Current == S4a || w.Current == SF2) && w.implementerInFlight(c.AgentID) {
+		return Outcome{}
+	}
+	gate := 0
+	switch w.Current {
+	case SF1, SF2:
+		gate = 3
+	case S4b:
+		gate = 1
+	}
+	who := "the orchestrator"
+	if c.AgentID != "" {
+		who = c.AgentType
+	}
+	what := fmt.Sprintf("%s may not edit %s now: only a code-implementer launched for a task in 4a or F2 writes project files.", who, rel)
+	if c.AgentID == "" {
+		what += " Delegate the change to code-implementer."
+	}
+	return tag(w.deny(gate, what))
+}
+
+// implementerInFlight: the agent's launch is a running code-implementer
+// (for a foreground agent the link to its launch arrives only at its
+// PostToolUse, so any running unlinked code-implementer launch counts).
+func (w *Workflow) implementerInFlight(agentID string) bool {
+	if l := w.launchByAgent(agentID); l != nil {
+		return l.Agent == Implementer && l.Status == Running
+	}
+	for _, l := range w.inFlightOf(Implementer) {
+		if l.AgentID == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// prePlanWrite applies "who may write what" to a file under the tasks dir.
+func (w *Workflow) prePlanWrite(c *Call, env *Env, name string) Outcome {
+	if w.foreign(c) {
+		o := Outcome{Verdict: Deny, Reason: w.foreignReason()}
+		o.log(Record{Type: RecDeny, Reason: o.Reason})
+		return o
+	}
+	if c.Write == nil || c.Write.Notebook {
+		return w.deny(0, fmt.Sprintf("%s may only be changed with Write or Edit.", name))
+	}
+	if o, bad := w.tampered(env); bad {
+		return o
+	}
+	current, exists := env.Files[name]
+	next, err := applyWrite(string(current), exists, c.Write)
+	if err != "" {
+		return w.deny(0, fmt.Sprintf("%s: %s", name, err))
+	}
+	agent, _ := agentName(c.AgentType)
+	isMaster := name == MasterPlan
+	taskNum := 0
+	if m := reTaskFile.FindStringSubmatch(name); m != nil {
+		taskNum = numbers(m[1])[0]
+	}
+	byPlanner := func(job string) bool {
+		if c.AgentID == "" || agent != Planner {
+			return false
+		}
+		for _, l := range w.inFlightOf(Planner) {
+			if l.Job == job && (l.AgentID == "" || l.AgentID == c.AgentID) {
+				return true
+			}
+		}
+		return false
+	}
+	uxChanged := func() bool {
+		if !exists || taskNum == 0 {
+			return false
+		}
+		return parseTaskFile(taskNum, name, string(current)).UXDX != parseTaskFile(taskNum, name, next).UXDX
+	}
+	switch w.Current {
+	case S2:
+		if byPlanner(JobPlan) {
+			return Outcome{}
+		}
+		return w.deny(0, fmt.Sprintf("in planning (2) only the task-planner writes %s; launch task-planner.", TasksDir))
+	case SF1:
+		if !byPlanner(JobAnalysis) {
+			return w.deny(3, fmt.Sprintf("%s may change in F1 only by task-planner's FAILURE_ANALYSIS.", name))
+		}
+		if taskNum == 0 {
+			return w.deny(3, fmt.Sprintf("FAILURE_ANALYSIS may update task files only, not %s.", name))
+		}
+		if uxChanged() {
+			return w.deny(3, fmt.Sprintf("%s: requires_ux_dx_review was fixed at approval and may not change.", name))
+		}
+		return Outcome{}
+	case S4c:
+		if c.AgentID != "" {
+			return w.deny(2, "the plan update (4c) is the orchestrator's own job, not a subagent's.")
+		}
+		if !isMaster {
+			return w.deny(2, fmt.Sprintf("in 4c only %s changes (ticks, Status:, Progress:), not %s.", MasterPlan, name))
+		}
+		if err := ParsePlan(env.Files).CheckTicking(w.Phase, next); err != nil {
+			return w.deny(2, err.Error()+".")
+		}
+		return Outcome{}
+	case S4a:
+		if w.Awaiting == "" {
+			break
+		}
+		if c.AgentID != "" && !byPlanner(JobPhase) {
+			return w.deny(0, "only the orchestrator or the task-planner creating the phase may append it.")
+		}
+		p := ParsePlan(env.Files)
+		if isMaster {
+			if _, err := p.CheckAppend(next); err != nil {
+				return w.deny(0, err.Error()+".")
+			}
+			return Outcome{}
+		}
+		if taskNum > 0 && taskNum > w.maxKnownTask() {
+			return Outcome{}
+		}
+		return w.deny(0, fmt.Sprintf("only the new phase's task files (numbers after Task %02d) may be written now, not %s.", w.maxKnownTask(), name))
+	}
+	gate := 0
+	switch w.Current {
+	case S4b:
+		gate = 1
+	case SF2:
+		gate = 3
+	}
+	return w.deny(gate, fmt.Sprintf("%s may not change at step %s.", name, w.Current))
+}
+
+func (w *Workflow) maxKnownTask() int {
+	m := 0
+	if w.Plan != nil {
+		for _, ph := range w.Plan.Phases {
+			for _, t := range ph.Tasks {
+				m = max(m, t.Number)
+			}
+		}
+	}
+	return m
+}
+
+// applyWrite computes a file's content after the write; a non-empty error
+// means it cannot be known (and the write is refused).
+func applyWrite(current string, exists bool, fw *FileWrite) (string, string) {
+	if fw.Content != nil {
+		return *fw.Content, ""
+	}
+	if !exists {
+		return "", "Edit of a file that does not exist"
+	}
+	if fw.OldString == "" {
+		return "", "Edit without old_string"
+	}
+	n := strings.Count(current, fw.OldString)
+	switch {
+	case n == 0:
+		return "", "Edit's old_string is not in the file"
+	case n > 1 && !fw.ReplaceAll:
+		return "", "Edit's old_string is not unique in the file"
+	case fw.ReplaceAll:
+		return strings.ReplaceAll(current, fw.OldString, fw.NewString), ""
+	}
+	return strings.Replace(current, fw.OldString, fw.NewString, 1), ""
+}
+
+// postWrite records the plan's hashes after an allowed change, and in 4c
+// moves on once the phase is ticked.
+func (w *Workflow) postWrite(c *Call, env *Env) Outcome {
+	rel, inside := relPath(env.Root, c.Path)
+	if !inside || !under(rel, TasksDir) {
+		return Outcome{}
+	}
+	o := Outcome{Changed: true}
+	w.PlanHashes = HashPlanFiles(env.Files)
+	if w.Current == S4c {
+		w.advance4c(env, &o)
+	}
+	return o
+}
+
+// advance4c fires "MASTER_PLAN.md updated" when phase is fully ticked.
+func (w *Workflow) advance4c(env *Env, o *Outcome) {
+	p, err := env.plan()
+	if err != nil || !p.PhaseChecked(w.Phase) {
+		return
+	}
+	from, phase := w.Current, w.Phase
+	next := p.NextOpenPhase(w.Phase)
+	t, err := w.fire(OnPlanUpdated, env)
+	if err != nil {
+		return
+	}
+	line := ""
+	if t.To == S4a {
+		w.Phase = next
+		w.Tasks = nil
+		w.FixIterations = 0
+		w.FailingTasks = nil
+		line = fmt.Sprintf("%s 4c OK -> Phase %d | Plan updated; next: %s", w.phaseTag(phase), next, w.Next(env))
+	} else {
+		line = fmt.Sprintf("%s 4c OK -> 5a | Plan updated, all phases complete; next: %s", w.phaseTag(phase), w.Next(env))
+	}
+	o.Context = line
+	o.log(Record{Type: RecTransition, Gate: t.Gate, Reason: line, Phase: phase, Input: from})
+}

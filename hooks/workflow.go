@@ -1,0 +1,249 @@
+package hooks
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-json"
+
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/state"
+)
+
+// loadWorkflow reads the orchestrate runtime out of a checkpoint.
+func loadWorkflow(cp *state.Checkpoint) (*gates.Workflow, error) {
+	w, err := gates.DecodeWorkflow(cp.Workflow)
+	if err != nil {
+		return nil, &state.ValidationError{Field: "workflow", Problem: err.Error()}
+	}
+	w.Current = cp.StateMachine.CurrentState
+	w.Completed = append([]string(nil), cp.StateMachine.CompletedStates...)
+	return w, nil
+}
+
+// saveWorkflow writes the runtime and the state back into the checkpoint.
+func saveWorkflow(cp *state.Checkpoint, w *gates.Workflow) error {
+	b, err := w.Encode()
+	if err != nil {
+		return err
+	}
+	cp.Workflow = b
+	cp.StateMachine.CurrentState = w.Current
+	cp.StateMachine.CompletedStates = w.Completed
+	if cp.StateMachine.CompletedStates == nil {
+		cp.StateMachine.CompletedStates = []string{}
+	}
+	cp.StateMachine.TransitionTable = gates.CompiledTable()
+	cp.StateMachine.TableVersion = gates.TableVersion
+	return nil
+}
+
+// TableError: the stored transition table is not this binary's.
+type TableError struct{ msg string }
+
+func (e *TableError) Error() string { return e.msg }
+
+// Hint says how to recover.
+func (e *TableError) Hint() string {
+	return "`orch-hook repair` rebuilds the state from the log; or abort the workflow with /orch-hook:abort"
+}
+
+// checkTable compares the stored transition table with the compiled one:
+// the same version must match exactly; an older version is upgraded at the
+// next write when its current state still exists; a newer one is refused.
+func checkTable(cp *state.Checkpoint) error {
+	sm := cp.StateMachine
+	switch {
+	case sm.TableVersion == gates.TableVersion:
+		compiled := gates.CompiledTable()
+		if len(compiled) != len(sm.TransitionTable) {
+			return &TableError{"state_machine.transition_table does not match table version " + fmt.Sprint(sm.TableVersion) + " (edited by hand?)"}
+		}
+		for k, v := range compiled {
+			if sm.TransitionTable[k] != v {
+				return &TableError{fmt.Sprintf("state_machine.transition_table[%q] is %q; table version %d says %q (edited by hand?)", k, sm.TransitionTable[k], sm.TableVersion, v)}
+			}
+		}
+	case sm.TableVersion > gates.TableVersion:
+		return &TableError{fmt.Sprintf("the state was written by a newer orch-hook (table version %d; this binary knows %d): update orch-hook", sm.TableVersion, gates.TableVersion)}
+	default:
+		if _, ok := gates.CompiledTable()[sm.CurrentState]; !ok {
+			return &TableError{fmt.Sprintf("state %q of table version %d no longer exists in version %d", sm.CurrentState, sm.TableVersion, gates.TableVersion)}
+		}
+	}
+	return nil
+}
+
+// toEvents turns the workflow's records into log events.
+func toEvents(records []gates.Record, call *gates.Call, w *gates.Workflow) []state.Event {
+	events := make([]state.Event, 0, len(records))
+	for _, r := range records {
+		ev := state.Event{Type: r.Type, Gate: r.Gate, Reason: r.Reason, AgentID: r.AgentID, AgentType: r.AgentType, ToolUseID: r.ToolUseID, Task: r.Task, Phase: r.Phase}
+		if r.Phase == 0 {
+			ev.Phase = w.Phase
+		}
+		if r.Input != "" {
+			ev.Input, _ = json.Marshal(r.Input)
+		}
+		fillEvent(&ev, call)
+		events = append(events, ev)
+	}
+	return events
+}
+
+func fillEvent(ev *state.Event, call *gates.Call) {
+	ev.Session = call.Session
+	ev.HookEvent = call.Event
+	if ev.ToolUseID == "" {
+		ev.ToolUseID = call.ToolUseID
+	}
+	if ev.AgentID == "" {
+		ev.AgentID = call.AgentID
+	}
+}
+
+// writeEffects writes the project files an outcome asks for.
+func writeEffects(store *state.Store, w *gates.Workflow, o *gates.Outcome) error {
+	for rel, content := range o.Files {
+		if rel == gates.EscalationFile {
+			content = w.EscalationMarkdown(failureHistory(store, w))
+			o.Context += "\n\n" + "orch-hook: wrote " + gates.EscalationFile + " (tell the user; they decide with /orch-hook:resolve retry|skip|abort)."
+		}
+		if err := state.WriteProjectFile(store.Root, rel, content); err != nil {
+			return fmt.Errorf("writing %s: %w", rel, err)
+		}
+	}
+	return nil
+}
+
+// failureHistory rebuilds the escalation's failure table from the log: each
+// 4b FAIL (or final-validation FAIL) and the FAILURE_ANALYSIS that followed.
+func failureHistory(store *state.Store, w *gates.Workflow) []gates.FailureEntry {
+	events, _, _ := store.Events()
+	final := w.Escalation != nil && w.Escalation.Kind == gates.EscalationFinal
+	var out []gates.FailureEntry
+	for _, ev := range events {
+		if ev.Type != state.EventAgentDone {
+			continue
+		}
+		var input string
+		_ = json.Unmarshal(ev.Input, &input)
+		switch {
+		case !final && ev.AgentType == gates.Quality && ev.Reason == gates.LineGateFail && ev.Phase == w.Phase:
+			out = append(out, gates.FailureEntry{Failure: orDefault(input, "quality gate failed")})
+		case final && (ev.Reason == gates.LineGateFail || ev.Reason == gates.LineUXFail) && ev.Phase == 0 || final && ev.Reason == gates.LineUXFail:
+			out = append(out, gates.FailureEntry{Failure: ev.AgentType + ": " + orDefault(input, "failed")})
+		case ev.Reason == gates.LineAnalysis && len(out) > 0 && !final:
+			out[len(out)-1].Fix = input
+		}
+	}
+	// Keep the failures of this escalation: the last three.
+	if len(out) > 3 {
+		out = out[len(out)-3:]
+	}
+	for i := range out {
+		out[i].Iteration = i + 1
+	}
+	return out
+}
+
+// startWorkflow creates a new orchestrate workflow (archiving a finished
+// one) for a typed /orch-hook:orchestrate or a FULL follow-up.
+func startWorkflow(env Env, store *state.Store, o gates.Outcome, call *gates.Call) Decision {
+	if o.Verdict != gates.Allow {
+		return decisionOf(o)
+	}
+	w, err := StartWorkflow(store, o.Start, call.Session, env.now())
+	var active *state.ActiveError
+	switch {
+	case errors.As(err, &active):
+		return Decision{Block: true, Reason: "orch-hook: " + active.Error() + "; " + active.Hint()}
+	case err != nil:
+		// UserPromptSubmit fails open: the prompt goes through, unenforced.
+		env.debugf("start: %v", err)
+		return Decision{Context: "orch-hook: could not start the workflow (" + oneLine(err.Error()) + "); nothing is enforced. Run `orch-hook doctor`."}
+	}
+	return Decision{Context: fmt.Sprintf("orch-hook: workflow started (step 0a). Request: %q. Next: %s. Every step is checked by hooks; `orch-hook status` shows where it stands.", clipText(w.Request, 200), w.Next(nil))}
+}
+
+// StartWorkflow creates the orchestrate workflow for request, owned by
+// session ("" until the first prompt of a session reaches it).
+func StartWorkflow(store *state.Store, request, session string, now time.Time) (*gates.Workflow, error) {
+	request = strings.TrimSpace(request)
+	if request == "" {
+		return nil, errors.New("the request is empty: say what to build")
+	}
+	w := gates.NewWorkflow(request, session)
+	cp := &state.Checkpoint{
+		SchemaVersion: state.SchemaVersion,
+		StateMachine: state.StateMachine{
+			WorkflowConfig: state.WorkflowConfig{Command: "orchestrate", Description: request},
+		},
+		PhaseData:       map[string]json.RawMessage{},
+		SupervisorState: map[string]json.RawMessage{},
+		Metadata: state.Metadata{
+			CheckpointID: "orchestrate_" + now.Format("20060102_150405"),
+			ProjectName:  filepath.Base(store.Root),
+			CreatedAt:    now,
+		},
+	}
+	if err := saveWorkflow(cp, w); err != nil {
+		return nil, err
+	}
+	ev := state.Event{Type: state.EventStart, Session: session, Reason: "orchestrate: " + clipText(request, 300)}
+	return w, store.Create(cp, ev)
+}
+
+// FollowUp reopens a complete workflow (`orch-hook follow-up`). It returns
+// what the orchestrator is told.
+func FollowUp(store *state.Store, kind, request string, now time.Time) (string, error) {
+	var msg, start string
+	_, err := store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
+		if cp.StateMachine.WorkflowConfig.Command != "orchestrate" {
+			return nil, fmt.Errorf("follow-up applies to the orchestrate workflow, not %s", cp.StateMachine.WorkflowConfig.Command)
+		}
+		w, err := loadWorkflow(cp)
+		if err != nil {
+			return nil, err
+		}
+		files, err := state.ReadDirFiles(store.Root, gates.TasksDir)
+		if err != nil {
+			return nil, err
+		}
+		o, err := gates.FollowUp(w, kind, request, &gates.Env{Root: store.Root, Files: files, Now: now})
+		if err != nil {
+			return nil, err
+		}
+		if o.Start != "" {
+			start = o.Start
+			return nil, state.ErrNoChange
+		}
+		msg = o.Context
+		if err := saveWorkflow(cp, w); err != nil {
+			return nil, err
+		}
+		return toEvents(o.Records, &gates.Call{Event: "follow-up"}, w), nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if start != "" {
+		w, err := StartWorkflow(store, start, "", now)
+		if err != nil {
+			return "", err
+		}
+		return "FULL follow-up: the previous workflow is archived and a new one starts at 0a. Next: " + w.Next(nil) + ".", nil
+	}
+	return msg, nil
+}
+
+func clipText(s string, n int) string {
+	s = oneLine(s)
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}

@@ -1,0 +1,172 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Limits on what is read from the plan directory: the plan is small text;
+// anything larger is not a plan and is hashed by size only.
+const (
+	maxPlanFiles    = 500
+	maxPlanFileSize = 1 << 20
+)
+
+// ReadDirFiles reads the regular files directly inside rel (relative to the
+// project root), by base name. A missing directory gives an empty map.
+// Symlinks are not followed.
+func ReadDirFiles(root, rel string) (map[string][]byte, error) {
+	dir := filepath.Join(root, rel)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string][]byte{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(entries))
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if len(out) >= maxPlanFiles {
+			return nil, fmt.Errorf("%s holds more than %d files", rel, maxPlanFiles)
+		}
+		f, err := os.OpenFile(filepath.Join(dir, e.Name()), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			return nil, err
+		}
+		b, rerr := io.ReadAll(io.LimitReader(f, maxPlanFileSize+1))
+		f.Close()
+		if rerr != nil {
+			return nil, rerr
+		}
+		if len(b) > maxPlanFileSize {
+			fi, _ := e.Info()
+			b = []byte(fmt.Sprintf("(file too large to read: %d bytes)", fi.Size()))
+		}
+		out[e.Name()] = b
+	}
+	return out, nil
+}
+
+// WriteProjectFile atomically writes rel (inside root) with content,
+// creating its directory. It refuses paths that leave the project.
+func WriteProjectFile(root, rel, content string) error {
+	abs, inside := Confine(root, filepath.Join(root, rel))
+	if !inside {
+		return fmt.Errorf("%s is outside the project %s", rel, root)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return err
+	}
+	dir := filepath.Dir(abs)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), abs)
+}
+
+// Confine resolves path (absolute, or relative to root) with every symlink
+// of its existing part followed, and reports whether the result lies
+// inside root (itself resolved). A path through a symlink that leaves the
+// project is outside.
+func Confine(root, path string) (string, bool) {
+	realRoot := resolveExisting(root)
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, path)
+	}
+	real := resolveExisting(filepath.Clean(path))
+	rel, err := filepath.Rel(realRoot, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return real, false
+	}
+	return real, true
+}
+
+// ResolvedRoot is root with its symlinks resolved.
+func ResolvedRoot(root string) string { return resolveExisting(root) }
+
+// resolveExisting follows symlinks in the longest existing prefix of path
+// and appends the rest unchanged.
+func resolveExisting(path string) string {
+	path = filepath.Clean(path)
+	rest := ""
+	for p := path; ; {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			if rest == "" {
+				return real
+			}
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path
+		}
+		if rest == "" {
+			rest = filepath.Base(p)
+		} else {
+			rest = filepath.Join(filepath.Base(p), rest)
+		}
+		p = parent
+	}
+}
+
+// HealthDir holds one timestamp file per hook event seen.
+const healthDir = "health"
+
+// TouchHealth records, without the lock and without touching the
+// checkpoint, that a hook event was just seen. Errors are ignored: health
+// is a diagnostic, never a reason to fail a hook.
+func (s *Store) TouchHealth(name string, now time.Time) {
+	dir := filepath.Join(s.Dir, healthDir)
+	path := filepath.Join(dir, name)
+	if err := os.Chtimes(path, now, now); err == nil {
+		return
+	}
+	if err := os.Mkdir(dir, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|syscall.O_NOFOLLOW, fileMode)
+	if err == nil {
+		f.Close()
+	}
+}
+
+// Health returns when each hook event was last seen.
+func (s *Store) Health() map[string]time.Time {
+	out := map[string]time.Time{}
+	entries, err := os.ReadDir(filepath.Join(s.Dir, healthDir))
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
+			out[e.Name()] = fi.ModTime()
+		}
+	}
+	return out
+}
