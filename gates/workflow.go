@@ -79,11 +79,11 @@ type Workflow struct {
 	// (escalated); "" when the orchestrator owes the next step.
 	WaitingOn string `json:"waiting_on,omitempty"`
 
-	Rounds        int    `json:"clarification_rounds"`
-	Discovery     int    `json:"discovery"`
+	Rounds    int `json:"clarification_rounds"`
+	Discovery int `json:"discovery"`
 	// DiscoveryFrom is the index in Launches where the current discovery
 	// round began: earlier launches belong to an earlier round.
-	DiscoveryFrom int `json:"discovery_from,omitempty"`
+	DiscoveryFrom int    `json:"discovery_from,omitempty"`
 	Forced        string `json:"forced,omitempty"`
 	FixIterations int    `json:"fix_iterations"`
 	FinalFailures int    `json:"final_failures"`
