@@ -227,7 +227,7 @@ func (w *Workflow) complete(l *Launch, text string, env *Env, o *Outcome) {
 	case JobGate:
 		line = w.gated(result, text, env, o)
 	case JobAnalysis:
-		w.LastAnalysis = clip(strings.TrimSpace(text), 1500)
+		w.LastAnalysis = clip(strings.TrimSpace(withoutLines(text, LineAnalysis)), 1500)
 		for _, n := range w.FailingTasks {
 			delete(w.Tasks, n)
 		}

@@ -121,3 +121,14 @@ func clip(s string, n int) string {
 	}
 	return s
 }
+
+// withoutLines drops the lines of text that are one of the result forms.
+func withoutLines(text string, forms ...string) string {
+	var keep []string
+	for _, line := range strings.Split(text, "\n") {
+		if !contains(forms, normalizeLine(line)) {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}

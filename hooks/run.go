@@ -162,7 +162,7 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		if !out.Changed {
 			return events, state.ErrNoChange
 		}
-		if err := writeEffects(store, w, &out); err != nil {
+		if err := writeEffects(store, w, &out, events); err != nil {
 			return nil, err
 		}
 		if err := saveWorkflow(cp, w); err != nil {

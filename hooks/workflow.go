@@ -106,10 +106,11 @@ func fillEvent(ev *state.Event, call *gates.Call) {
 }
 
 // writeEffects writes the project files an outcome asks for.
-func writeEffects(store *state.Store, w *gates.Workflow, o *gates.Outcome) error {
+// pending are this call's events, not yet in the log.
+func writeEffects(store *state.Store, w *gates.Workflow, o *gates.Outcome, pending []state.Event) error {
 	for rel, content := range o.Files {
 		if rel == gates.EscalationFile {
-			content = w.EscalationMarkdown(failureHistory(store, w))
+			content = w.EscalationMarkdown(failureHistory(store, w, pending))
 			o.Context += "\n\n" + "orch-hook: wrote " + gates.EscalationFile + " (tell the user; they decide with /orch-hook:resolve retry|skip|abort)."
 		}
 		if err := state.WriteProjectFile(store.Root, rel, content); err != nil {
@@ -121,8 +122,9 @@ func writeEffects(store *state.Store, w *gates.Workflow, o *gates.Outcome) error
 
 // failureHistory rebuilds the escalation's failure table from the log: each
 // 4b FAIL (or final-validation FAIL) and the FAILURE_ANALYSIS that followed.
-func failureHistory(store *state.Store, w *gates.Workflow) []gates.FailureEntry {
+func failureHistory(store *state.Store, w *gates.Workflow, pending []state.Event) []gates.FailureEntry {
 	events, _, _ := store.Events()
+	events = append(events, pending...)
 	final := w.Escalation != nil && w.Escalation.Kind == gates.EscalationFinal
 	var out []gates.FailureEntry
 	for _, ev := range events {

@@ -34,7 +34,20 @@ func cmdHook(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 1 {
 		ts.Fatalf("usage: hook TEMPLATE [path=value|path:=json|-path]...")
 	}
-	raw, err := os.ReadFile(filepath.Join(payloadDir, args[0]+".json"))
+	stdout, stderr, err := runHook(ts, args[0], args[1:]...)
+	ts.Stdout().Write([]byte(stdout))
+	ts.Stderr().Write([]byte(stderr))
+	switch {
+	case neg && err == nil:
+		ts.Fatalf("hook %s: unexpected success", args[0])
+	case !neg && err != nil:
+		ts.Fatalf("hook %s: %v", args[0], err)
+	}
+}
+
+// runHook builds the payload from a template and runs orch-hook hook on it.
+func runHook(ts *testscript.TestScript, template string, overrides ...string) (string, string, error) {
+	raw, err := os.ReadFile(filepath.Join(payloadDir, template+".json"))
 	ts.Check(err)
 	work := ts.Getenv("WORK")
 	raw = bytes.ReplaceAll(raw, []byte("/home/user/project"), []byte(work))
@@ -43,7 +56,7 @@ func cmdHook(ts *testscript.TestScript, neg bool, args []string) {
 	if s := ts.Getenv("SESSION"); s != "" {
 		payload["session_id"] = s
 	}
-	for _, a := range args[1:] {
+	for _, a := range overrides {
 		switch {
 		case strings.HasPrefix(a, "-"):
 			deletePath(payload, strings.TrimPrefix(a, "-"))
@@ -61,6 +74,7 @@ func cmdHook(ts *testscript.TestScript, neg bool, args []string) {
 			} else {
 				v = strings.ReplaceAll(v, `\n`, "\n")
 			}
+			v = strings.ReplaceAll(v, "$WORK", work)
 			setPath(payload, k, v)
 		default:
 			ts.Fatalf("hook: bad argument %q", a)
@@ -82,20 +96,13 @@ func cmdHook(ts *testscript.TestScript, neg bool, args []string) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
-	ts.Stdout().Write(stdout.Bytes())
-	ts.Stderr().Write(stderr.Bytes())
 	if stdout.Len() > 0 {
-		ts.Logf("[hook %s stdout]\n%s", args[0], stdout.String())
+		ts.Logf("[hook %s stdout]\n%s", template, stdout.String())
 	}
 	if stderr.Len() > 0 {
-		ts.Logf("[hook %s stderr]\n%s", args[0], stderr.String())
+		ts.Logf("[hook %s stderr]\n%s", template, stderr.String())
 	}
-	switch {
-	case neg && err == nil:
-		ts.Fatalf("hook %s: unexpected success", args[0])
-	case !neg && err != nil:
-		ts.Fatalf("hook %s: %v", args[0], err)
-	}
+	return stdout.String(), stderr.String(), err
 }
 
 func setPath(m map[string]any, path string, val any) {

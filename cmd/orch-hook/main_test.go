@@ -34,6 +34,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": cmdExits,
 			"hook":  cmdHook,
+			"reach": cmdReach,
 		},
 		Setup: func(env *testscript.Env) error {
 			// Hooks must not pick up the developer's own Claude Code session.

@@ -1,0 +1,224 @@
+// Command procbench measures orch-hook as Claude Code runs it: one whole
+// process per hook call, start to exit, against floors that are the least
+// any Go program doing the same job could cost.
+//
+// It builds, into a temporary directory, the real binary (with the
+// orchhook_bench tag, which adds the hidden test-bump subcommand) and two
+// floor programs: one that only reads stdin and prints a fixed answer, and
+// one that does the durable I/O of one state change (append + fsync, temp
+// file + fsync, rename, fsync of the directory) and nothing else. Every
+// command of every scenario is then run -n times, round-robin in one loop so
+// that machine noise falls on all of them alike, and each scenario reports
+// the median wall time of its command, the median of its floor, their ratio
+// and whether the ratio meets the scenario's target.
+//
+// Targets are reported, not asserted: procbench exits non-zero only when
+// something fails to build or run.
+//
+// Usage (from the module root; make bench runs it):
+//
+//	go run ./internal/procbench [-n 300] [-json] [-run REGEXP] [-diskdir DIR] [-keep]
+//
+// Scenarios are the table in scenarios.go; add one there.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+)
+
+func main() {
+	opts := options{}
+	flag.IntVar(&opts.n, "n", 300, "timed runs of each command")
+	flag.IntVar(&opts.warmup, "warmup", 5, "untimed runs of each command first")
+	flag.BoolVar(&opts.json, "json", false, "print JSON instead of Markdown")
+	flag.StringVar(&opts.run, "run", "", "run only the scenarios whose name matches this regexp")
+	flag.StringVar(&opts.diskDir, "diskdir", "", "directory on a disk filesystem for the on-disk scenarios (default: the system temp dir if it is on disk, else the current directory)")
+	flag.BoolVar(&opts.keep, "keep", false, "keep the temporary directories and print where they are")
+	flag.Parse()
+	if flag.NArg() > 0 || opts.n < 1 || opts.warmup < 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(opts, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "procbench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	n, warmup int
+	json      bool
+	run       string
+	diskDir   string
+	keep      bool
+}
+
+func run(opts options, stdout, stderr io.Writer) error {
+	start := time.Now()
+	var filter *regexp.Regexp
+	if opts.run != "" {
+		re, err := regexp.Compile(opts.run)
+		if err != nil {
+			return fmt.Errorf("-run: %v", err)
+		}
+		filter = re
+	}
+	var chosen []scenario
+	for _, s := range scenarios {
+		if filter == nil || filter.MatchString(s.name) {
+			chosen = append(chosen, s)
+		}
+	}
+	if len(chosen) == 0 {
+		return fmt.Errorf("no scenario matches -run %q", opts.run)
+	}
+
+	h, err := newHarness(opts.diskDir, stderr)
+	if err != nil {
+		return err
+	}
+	if opts.keep {
+		defer fmt.Fprintf(stderr, "procbench: kept %s\n", strings.Join(h.dirs, " "))
+	} else {
+		defer h.cleanup()
+	}
+	if err := h.build(); err != nil {
+		return err
+	}
+
+	prepared := make([]preparedScenario, 0, len(chosen))
+	for _, s := range chosen {
+		cmd, floor, err := s.setup(h)
+		if err != nil {
+			return fmt.Errorf("scenario %q: setup: %w", s.name, err)
+		}
+		prepared = append(prepared, preparedScenario{scenario: s, cmd: cmd, floor: floor})
+	}
+	fmt.Fprintf(stderr, "procbench: %d scenarios, %d runs of each command...\n", len(prepared), opts.n)
+	samples, err := measure(h, prepared, opts.n, opts.warmup)
+	if err != nil {
+		return err
+	}
+
+	rep := report{
+		Go:         runtime.Version(),
+		OS:         runtime.GOOS + "/" + runtime.GOARCH,
+		CPUs:       runtime.NumCPU(),
+		CPUModel:   cpuModel(),
+		Date:       time.Now().UTC().Format(time.RFC3339),
+		Runs:       opts.n,
+		TmpfsDir:   h.tmpfs,
+		TmpfsFS:    h.tmpfsFS,
+		DiskDir:    h.disk,
+		DiskFS:     h.diskFS,
+		BinarySize: h.binarySize,
+	}
+	for _, p := range prepared {
+		c, f := summarize(samples[p.cmd.key]), summarize(samples[p.floor.key])
+		r := result{
+			Name:        p.name,
+			Floor:       p.floor.label,
+			Median:      c.median,
+			FloorMedian: f.median,
+			Ratio:       float64(c.median) / float64(f.median),
+			Target:      p.target,
+			Cmd:         c,
+			FloorStats:  f,
+		}
+		r.Met = p.target == 0 || r.Ratio <= p.target
+		rep.Results = append(rep.Results, r)
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	if opts.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printMarkdown(stdout, &rep)
+	return nil
+}
+
+type preparedScenario struct {
+	scenario
+	cmd, floor command
+}
+
+// report is the whole output; -json prints it as it is.
+type report struct {
+	Go         string   `json:"go"`
+	OS         string   `json:"os"`
+	CPUs       int      `json:"cpus"`
+	CPUModel   string   `json:"cpu_model,omitempty"`
+	Date       string   `json:"date"`
+	Runs       int      `json:"runs"`
+	TmpfsDir   string   `json:"tmpfs_dir"`
+	TmpfsFS    string   `json:"tmpfs_fs"`
+	DiskDir    string   `json:"disk_dir"`
+	DiskFS     string   `json:"disk_fs"`
+	BinarySize int64    `json:"binary_bytes"`
+	Results    []result `json:"results"`
+	Seconds    float64  `json:"seconds"`
+}
+
+type result struct {
+	Name        string        `json:"name"`
+	Floor       string        `json:"floor"`
+	Median      time.Duration `json:"median_ns"`
+	FloorMedian time.Duration `json:"floor_median_ns"`
+	Ratio       float64       `json:"ratio"`
+	// Target is the largest ratio that meets the target; 0: report only.
+	Target     float64 `json:"target,omitempty"`
+	Met        bool    `json:"met"`
+	Cmd        stats   `json:"cmd"`
+	FloorStats stats   `json:"floor_stats"`
+}
+
+func printMarkdown(w io.Writer, rep *report) {
+	fmt.Fprintf(w, "%s %s, %d CPUs", rep.Go, rep.OS, rep.CPUs)
+	if rep.CPUModel != "" {
+		fmt.Fprintf(w, " (%s)", rep.CPUModel)
+	}
+	fmt.Fprintf(w, ", %s. %d runs of each command, interleaved; tmpfs: %s (%s); disk: %s (%s); orch-hook binary %.1f MB.\n\n",
+		rep.Date, rep.Runs, rep.TmpfsDir, rep.TmpfsFS, rep.DiskDir, rep.DiskFS, float64(rep.BinarySize)/1e6)
+	fmt.Fprintln(w, "| scenario | median | floor median | ratio | target | met |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|:---:|")
+	for _, r := range rep.Results {
+		target, met := "report only", "n/a"
+		if r.Target > 0 {
+			target = fmt.Sprintf("≤ %.1fx", r.Target)
+			met = "no"
+			if r.Met {
+				met = "yes"
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s | %s (%s) | %.2fx | %s | %s |\n",
+			r.Name, ms(r.Median), ms(r.FloorMedian), r.Floor, r.Ratio, target, met)
+	}
+	fmt.Fprintf(w, "\nTotal %.0f s.\n", rep.Seconds)
+}
+
+func ms(d time.Duration) string {
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo, or "".
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
