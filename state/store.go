@@ -44,7 +44,7 @@ type ActiveError struct {
 }
 
 func (e *ActiveError) Error() string {
-	return fmt.Sprintf("a %s workflow is already active here (state %s, started %s)", e.Command, e.State, e.Since.Format(time.RFC3339))
+	return fmt.Sprintf("a workflow is already active here (%s, state %s, started %s)", e.Command, e.State, e.Since.Format(time.RFC3339))
 }
 
 // Hint tells the user the way forward.

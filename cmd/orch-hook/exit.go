@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/hooks"
 	"github.com/orch-hook/orch-hook/state"
 )
@@ -17,7 +18,7 @@ const (
 	exitError   = 1  // malformed input or a failure; one line on stderr
 	exitBusy    = 3  // the state lock was held by another process for too long
 	exitCorrupt = 4  // the state files need 'orch-hook repair'
-	exitRefused = 5  // refused: e.g. a workflow is already active
+	exitRefused = 5  // refused: a workflow is already active, or a step not allowed now
 	exitUsage   = 64 // unknown command or flag, wrong arguments
 )
 
@@ -40,6 +41,7 @@ func exitCode(err error) int {
 		lock    *state.LockError
 		corrupt *state.CorruptError
 		active  *state.ActiveError
+		refused *gates.TransitionError
 	)
 	switch {
 	case err == nil:
@@ -52,7 +54,7 @@ func exitCode(err error) int {
 		return exitBusy
 	case errors.As(err, &corrupt):
 		return exitCorrupt
-	case errors.As(err, &active):
+	case errors.As(err, &active), errors.As(err, &refused):
 		return exitRefused
 	}
 	return exitError

@@ -126,9 +126,9 @@ func run(opts options, stdout, stderr io.Writer) error {
 		r := result{
 			Name:        p.name,
 			Floor:       p.floor.label,
-			Median:      c.median,
-			FloorMedian: f.median,
-			Ratio:       float64(c.median) / float64(f.median),
+			Median:      c.Median,
+			FloorMedian: f.Median,
+			Ratio:       float64(c.Median) / float64(f.Median),
 			Target:      p.target,
 			Cmd:         c,
 			FloorStats:  f,

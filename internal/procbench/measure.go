@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -171,7 +170,7 @@ type stats struct {
 	Runs      int           `json:"runs"`
 	Min       time.Duration `json:"min_ns"`
 	P10       time.Duration `json:"p10_ns"`
-	median    time.Duration
+	Median    time.Duration `json:"median_ns"`
 	P90       time.Duration `json:"p90_ns"`
 	Max       time.Duration `json:"max_ns"`
 	CPUMedian time.Duration `json:"cpu_median_ns"`
@@ -192,7 +191,7 @@ func summarize(s []sample) stats {
 		Runs:      len(s),
 		Min:       wall[0],
 		P10:       quantile(wall, 0.10),
-		median:    quantile(wall, 0.5),
+		Median:    quantile(wall, 0.5),
 		P90:       quantile(wall, 0.90),
 		Max:       wall[len(wall)-1],
 		CPUMedian: quantile(cpu, 0.5),
@@ -210,7 +209,7 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 	return sorted[i] + time.Duration(frac*float64(sorted[i+1]-sorted[i]))
 }
 
-// errCheck builds a check that stdout is exactly want.
+// outputIs builds a check that stdout is exactly want.
 func outputIs(want string) func([]byte) error {
 	return func(out []byte) error {
 		if string(out) != want {
@@ -229,5 +228,3 @@ func outputHasPrefix(prefix string) func([]byte) error {
 		return nil
 	}
 }
-
-var errNoFloor = errors.New("scenario has no floor")

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// scenario is one row of the table: a command timed against a floor.
+type scenario struct {
+	name string
+	// target is the largest ratio median/floor median that meets it; 0
+	// means the ratio is reported only.
+	target float64
+	// setup prepares the project directories (untimed) and returns the
+	// command to time and its floor. Commands with the same key are run
+	// once per round and shared, so a floor used by several scenarios is
+	// timed once.
+	setup func(h *harness) (cmd, floor command, err error)
+}
+
+// scenarios is the table procbench runs, in order. To add one, append a
+// row: make its project with h.project (on h.tmpfs or h.disk), put state in
+// it with h.orchHook (e.g. "start", "test-bump --init") or by writing files,
+// and return h.hook(...) or h.bump(...) with its floor. A command that
+// changes the state on every run can restore it untimed in command.before.
+var scenarios = []scenario{
+	{
+		name:   "a. hook PreToolUse(Bash), no workflow",
+		target: 1.3,
+		setup: func(h *harness) (command, command, error) {
+			p, err := h.project(h.disk, "no-workflow")
+			if err != nil {
+				return command{}, command{}, err
+			}
+			return h.hook("hook-no-workflow", p, preToolUseBash), h.floorTrivialCmd(), nil
+		},
+	},
+	{
+		name:   "b. hook PreToolUse(Bash), active workflow",
+		target: 1.3,
+		setup: func(h *harness) (command, command, error) {
+			p, err := h.project(h.disk, "workflow")
+			if err == nil {
+				err = h.orchHook("--project", p, "test-bump", "--init")
+			}
+			return h.hook("hook-workflow", p, preToolUseBash), h.floorTrivialCmd(), err
+		},
+	},
+	{
+		name:   "c. state change (test-bump), tmpfs",
+		target: 2.5,
+		setup: func(h *harness) (command, command, error) {
+			p, err := h.project(h.tmpfs, "bump")
+			if err == nil {
+				err = h.orchHook("--project", p, "test-bump", "--init")
+			}
+			return h.bump("bump-tmpfs", p), h.floorTrivialCmd(), err
+		},
+	},
+	{
+		name: "d. state change (test-bump), disk",
+		setup: func(h *harness) (command, command, error) {
+			p, err := h.project(h.disk, "bump")
+			if err != nil {
+				return command{}, command{}, err
+			}
+			if err := h.orchHook("--project", p, "test-bump", "--init"); err != nil {
+				return command{}, command{}, err
+			}
+			floor, err := h.floorIOCmd(p)
+			return h.bump("bump-disk", p), floor, err
+		},
+	},
+	{
+		name:   "e. state change, tmpfs, 100,000 prior events",
+		target: 1.2,
+		setup: func(h *harness) (command, command, error) {
+			var dirs [2]string
+			for i, n := range []int{10, 100_000} {
+				p, err := h.project(h.tmpfs, fmt.Sprintf("history-%d", n))
+				if err == nil {
+					err = h.orchHook("--project", p, "test-bump", "--init")
+				}
+				if err == nil {
+					err = h.seedHistory(p, n)
+				}
+				if err != nil {
+					return command{}, command{}, err
+				}
+				dirs[i] = p
+			}
+			floor := h.bump("bump-history-10", dirs[0])
+			floor.label = "same, 10 prior events"
+			return h.bump("bump-history-100k", dirs[1]), floor, nil
+		},
+	},
+}
+
+// preToolUseBash is a PreToolUse(Bash) payload as Claude Code 2.1.328 sends
+// it (cmd/orch-hook/testdata/payloads/pre-bash.json), with PROJECT standing
+// for the project directory.
+const preToolUseBash = `{
+  "session_id": "f9c93cc8-09f9-4e57-b7b8-d70b6d53e2b7",
+  "transcript_path": "/home/user/.claude/projects/-home-user-project/f9c93cc8-09f9-4e57-b7b8-d70b6d53e2b7.jsonl",
+  "cwd": "PROJECT",
+  "prompt_id": "dbff619a-af86-4dae-a7fd-b54a7739d5a9",
+  "permission_mode": "bypassPermissions",
+  "effort": {
+    "level": "medium"
+  },
+  "hook_event_name": "PreToolUse",
+  "tool_name": "Bash",
+  "tool_input": {
+    "command": "cat hello.txt && echo to-stderr >&2",
+    "description": "Show the file"
+  },
+  "tool_use_id": "toolu_main_f79afd1b_t1_b0"
+}
+`
+
+// hook is "orch-hook hook EVENT" as hooks.json runs it, in project, with
+// payload (PROJECT replaced by the project's path) on stdin. The event is
+// read from the payload. It must allow silently.
+func (h *harness) hook(key, project, payload string) command {
+	var probe struct {
+		Event string `json:"hook_event_name"`
+	}
+	json.Unmarshal([]byte(payload), &probe)
+	quoted, _ := json.Marshal(project)
+	stdin := strings.ReplaceAll(payload, `"PROJECT"`, string(quoted))
+	return command{
+		key:   key,
+		label: "orch-hook hook",
+		path:  h.orch,
+		args:  []string{"hook", probe.Event},
+		env:   []string{"CLAUDE_PROJECT_DIR=" + project},
+		stdin: []byte(stdin),
+		check: outputIs(""),
+	}
+}
+
+// bump is one state change: "orch-hook --project DIR test-bump --count 1".
+func (h *harness) bump(key, project string) command {
+	return command{
+		key:   key,
+		label: "test-bump",
+		path:  h.orch,
+		args:  []string{"--project", project, "test-bump", "--count", "1"},
+		check: outputHasPrefix("committed "),
+	}
+}
+
+// floorTrivialCmd is floor (a), with the same stdin as the hook scenarios.
+func (h *harness) floorTrivialCmd() command {
+	return command{
+		key:   "floor-trivial",
+		label: "trivial Go",
+		path:  h.floorTrivial,
+		stdin: []byte(preToolUseBash),
+		check: outputIs("{}\n"),
+	}
+}
+
+// floorIOCmd is floor (b) in a fresh directory next to project, writing a
+// line and a snapshot the sizes of project's.
+func (h *harness) floorIOCmd(project string) (command, error) {
+	dir := filepath.Join(project, ".orchestrator", "state")
+	snap, err := os.ReadFile(filepath.Join(dir, "checkpoint.json"))
+	if err != nil {
+		return command{}, err
+	}
+	log, err := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		return command{}, err
+	}
+	lines := bytes.SplitAfter(bytes.TrimSuffix(log, []byte("\n")), []byte("\n"))
+	lineN := len(lines[len(lines)-1]) + 1
+	floorDir, err := h.project(filepath.Dir(project), "fsync-floor")
+	if err != nil {
+		return command{}, err
+	}
+	return command{
+		key:   "floor-io-" + floorDir,
+		label: "fsync+rename Go",
+		path:  h.floorIO,
+		args:  []string{floorDir, strconv.Itoa(len(snap)), strconv.Itoa(lineN)},
+		check: outputIs("committed\n"),
+	}, nil
+}
+
+// orchHook runs orch-hook once, untimed, to set a project up.
+func (h *harness) orchHook(args ...string) error {
+	cmd := exec.Command(h.orch, args...)
+	cmd.Env = childEnv(nil)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("orch-hook %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// seedHistory gives project's workflow a history of n committed state
+// changes: serials 1..n, each record carrying its checkpoint as a real one
+// does, and the snapshot at serial n. The records are written directly
+// from one template (a record of serial s is committed when s <= the
+// snapshot's serial; see state.Event), so 100,000 take about a second.
+// Then one test-bump checks that orch-hook takes the history as it is.
+func (h *harness) seedHistory(project string, n int) error {
+	dir := filepath.Join(project, ".orchestrator", "state")
+	snapPath := filepath.Join(dir, "checkpoint.json")
+	raw, err := os.ReadFile(snapPath)
+	if err != nil {
+		return err
+	}
+	var cp map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &cp); err != nil {
+		return fmt.Errorf("%s: %v", snapPath, err)
+	}
+	var sm struct {
+		Current string `json:"current_state"`
+	}
+	if err := json.Unmarshal(cp["state_machine"], &sm); err != nil {
+		return fmt.Errorf("%s: state_machine: %v", snapPath, err)
+	}
+
+	// A serial no real value contains marks where each record's goes.
+	const mark = "98765432109876"
+	cp["serial"] = json.RawMessage(mark)
+	cpJSON, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	line, err := json.Marshal(struct {
+		Time        string          `json:"time"`
+		Serial      json.RawMessage `json:"serial"`
+		Type        string          `json:"type"`
+		StateBefore string          `json:"state_before"`
+		StateAfter  string          `json:"state_after"`
+		Reason      string          `json:"reason"`
+		Checkpoint  json.RawMessage `json:"checkpoint"`
+	}{time.Now().UTC().Format(time.RFC3339Nano), json.RawMessage(mark), "update", sm.Current, sm.Current, "seeded by procbench", cpJSON})
+	if err != nil {
+		return err
+	}
+	parts := bytes.Split(line, []byte(mark))
+	if len(parts) != 3 {
+		return fmt.Errorf("the record template holds the serial %d times, want 2", len(parts)-1)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "events.jsonl"), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var num []byte
+	for i := 1; i <= n; i++ {
+		num = strconv.AppendInt(num[:0], int64(i), 10)
+		w.Write(parts[0])
+		w.Write(num)
+		w.Write(parts[1])
+		w.Write(num)
+		w.Write(parts[2])
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+
+	cp["serial"] = json.RawMessage(strconv.Itoa(n))
+	if cpJSON, err = json.Marshal(cp); err != nil {
+		return err
+	}
+	tmp := snapPath + ".procbench"
+	if err := os.WriteFile(tmp, append(cpJSON, '\n'), 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, snapPath); err != nil {
+		return err
+	}
+
+	// orch-hook must commit serial n+1 on top of that history, cutting
+	// nothing (a cut would log a "recover" record).
+	cmd := exec.Command(h.orch, "--project", project, "test-bump", "--count", "1")
+	cmd.Env = childEnv(nil)
+	out, err := cmd.CombinedOutput()
+	if want := fmt.Sprintf("committed %d\n", n+1); err != nil || string(out) != want {
+		return fmt.Errorf("test-bump on the seeded history: %v: got %q, want %q", err, out, want)
+	}
+	tail, err := readTail(filepath.Join(dir, "events.jsonl"), 64<<10)
+	if err != nil {
+		return err
+	}
+	if bytes.Contains(tail, []byte(`"type":"recover"`)) {
+		return fmt.Errorf("orch-hook cut the seeded history: %s", tail[bytes.LastIndex(tail, []byte(`"type":"recover"`)):])
+	}
+	return nil
+}
+
+// readTail returns at most the last n bytes of path.
+func readTail(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := max(fi.Size()-n, 0)
+	buf := make([]byte, fi.Size()-off)
+	_, err = f.ReadAt(buf, off)
+	return buf, err
+}
