@@ -11,12 +11,17 @@ FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint
 FUZZ_SHORT ?= 3s
 FUZZ_LONG  ?= 2m
 
-.PHONY: all build test test-unit test-race test-fuzz fuzz lint bench ci clean
+.PHONY: all build demo test test-unit test-race test-fuzz fuzz lint bench ci clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/orch-hook
+
+# Replays a recorded Claude Code session through the real binary and prints
+# every decision, then `orch-hook status`.
+demo: build
+	$(GO) run ./internal/demo -bin $(BIN)
 
 # Everything that needs nothing but Go: unit tests, testscript end-to-end
 # scripts, the race detector on the state package, and a short fuzz run.

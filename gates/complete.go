@@ -335,7 +335,7 @@ func (w *Workflow) implemented(l *Launch, result string, env *Env) string {
 			return fmt.Sprintf("%s F2 OK -> 4b | %s fixed, revalidating: launch code-quality", w.phaseTag(w.Phase), taskList(w.FailingTasks))
 		}
 		n := len(phaseNumbers(w.Plan.Phase(w.Phase)))
-		return fmt.Sprintf("%s 4a OK -> 4b | %d tasks implemented; launch code-quality\n\n%s", w.phaseTag(w.Phase), n, w.MetadataBlock())
+		return fmt.Sprintf("%s 4a OK -> 4b | %s implemented; launch code-quality\n\n%s", w.phaseTag(w.Phase), plural(n, "task"), w.MetadataBlock())
 	}
 	status := "COMPLETE"
 	switch tr.Status {
@@ -419,3 +419,10 @@ func (w *Workflow) escalate(kind, from string, o *Outcome) {
 
 // EscalationFile is written at every escalation.
 const EscalationFile = ".orchestrator/ESCALATION.md"
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -47,14 +47,41 @@ func cmdHook(ts *testscript.TestScript, neg bool, args []string) {
 
 // runHook builds the payload from a template and runs orch-hook hook on it.
 func runHook(ts *testscript.TestScript, template string, overrides ...string) (string, string, error) {
-	raw, err := os.ReadFile(filepath.Join(payloadDir, template+".json"))
+	for i, o := range overrides {
+		if k, v, ok := strings.Cut(o, "="); ok && strings.HasPrefix(v, "@") && !strings.HasSuffix(k, ":") {
+			overrides[i] = k + "=" + ts.ReadFile(strings.TrimPrefix(v, "@"))
+		}
+	}
+	input, err := buildPayload(template, ts.Getenv("WORK"), ts.Getenv("SESSION"), overrides...)
 	ts.Check(err)
-	work := ts.Getenv("WORK")
+	env := map[string]string{"HOME": ts.Getenv("HOME")}
+	for _, k := range []string{"CLAUDE_PROJECT_DIR", "ORCH_HOOK_STOP_CAP", "ORCH_HOOK_DEBUG"} {
+		env[k] = ts.Getenv(k)
+	}
+	stdout, stderr, err := execHook(ts.Getenv("WORK"), input, env)
+	if stdout != "" {
+		ts.Logf("[hook %s stdout]\n%s", template, stdout)
+	}
+	if stderr != "" {
+		ts.Logf("[hook %s stderr]\n%s", template, stderr)
+	}
+	return stdout, stderr, err
+}
+
+// buildPayload loads a template, points it at work, sets the session and
+// applies the overrides (see cmdHook).
+func buildPayload(template, work, session string, overrides ...string) ([]byte, error) {
+	raw, err := os.ReadFile(filepath.Join(payloadDir, template+".json"))
+	if err != nil {
+		return nil, err
+	}
 	raw = bytes.ReplaceAll(raw, []byte("/home/user/project"), []byte(work))
 	var payload map[string]any
-	ts.Check(json.Unmarshal(raw, &payload))
-	if s := ts.Getenv("SESSION"); s != "" {
-		payload["session_id"] = s
+	if err := json.Unmarshal(raw, &payload); err != nil {
+		return nil, err
+	}
+	if session != "" {
+		payload["session_id"] = session
 	}
 	for _, a := range overrides {
 		switch {
@@ -64,44 +91,43 @@ func runHook(ts *testscript.TestScript, template string, overrides ...string) (s
 			k, v, _ := strings.Cut(a, ":=")
 			var val any
 			if err := json.Unmarshal([]byte(v), &val); err != nil {
-				ts.Fatalf("hook: %s: bad JSON: %v", k, err)
+				return nil, fmt.Errorf("%s: bad JSON: %v", k, err)
 			}
 			setPath(payload, k, val)
 		case strings.Contains(a, "="):
 			k, v, _ := strings.Cut(a, "=")
-			if file, ok := strings.CutPrefix(v, "@"); ok {
-				v = ts.ReadFile(file)
-			} else {
-				v = strings.ReplaceAll(v, `\n`, "\n")
-			}
+			v = strings.ReplaceAll(v, `\n`, "\n")
 			v = strings.ReplaceAll(v, "$WORK", work)
 			setPath(payload, k, v)
 		default:
-			ts.Fatalf("hook: bad argument %q", a)
+			return nil, fmt.Errorf("bad argument %q", a)
 		}
 	}
-	input, err := json.Marshal(payload)
-	ts.Check(err)
+	return json.Marshal(payload)
+}
+
+// execHook runs `orch-hook hook EVENT` on the payload in dir.
+func execHook(dir string, input []byte, env map[string]string) (string, string, error) {
+	var ev struct {
+		Name string `json:"hook_event_name"`
+	}
+	json.Unmarshal(input, &ev)
 	bin, err := exec.LookPath("orch-hook")
-	ts.Check(err)
-	cmd := exec.Command(bin, "hook", fmt.Sprint(payload["hook_event_name"]))
-	cmd.Dir = work
+	if err != nil {
+		return "", "", err
+	}
+	cmd := exec.Command(bin, "hook", ev.Name)
+	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(input)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + ts.Getenv("HOME")}
-	for _, k := range []string{"CLAUDE_PROJECT_DIR", "ORCH_HOOK_STOP_CAP", "ORCH_HOOK_DEBUG"} {
-		if v := ts.Getenv(k); v != "" {
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	for k, v := range env {
+		if v != "" {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
-	if stdout.Len() > 0 {
-		ts.Logf("[hook %s stdout]\n%s", template, stdout.String())
-	}
-	if stderr.Len() > 0 {
-		ts.Logf("[hook %s stderr]\n%s", template, stderr.String())
-	}
 	return stdout.String(), stderr.String(), err
 }
 

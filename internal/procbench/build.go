@@ -21,6 +21,7 @@ type harness struct {
 	floorTrivial string // floor (a): read stdin, print a fixed answer
 	floorIO      string // floor (b): the durable I/O of one state change
 	binarySize   int64
+	tags         string // orch-hook's build tags
 
 	tmpfs, tmpfsFS string // base dir for tmpfs projects and its filesystem
 	disk, diskFS   string // base dir for on-disk projects and its filesystem
@@ -99,13 +100,18 @@ func (h *harness) project(base, name string) (string, error) {
 	return dir, os.Mkdir(dir, 0o700)
 }
 
-// build compiles orch-hook and the two floors. The floors are built by the
+// build compiles orch-hook (with extraTags besides orchhook_bench) and the
+// two floors. The floors are built by the
 // same toolchain with the same (default) flags as orch-hook, each in its
 // own throwaway module so that nothing of orch-hook's links into them.
-func (h *harness) build() error {
+func (h *harness) build(extraTags string) error {
 	fmt.Fprintf(h.log, "procbench: building orch-hook and the floors in %s\n", h.bin)
+	h.tags = "orchhook_bench"
+	if extraTags != "" {
+		h.tags += "," + extraTags
+	}
 	h.orch = filepath.Join(h.bin, "orch-hook")
-	if err := goBuild(h.module, "-tags", "orchhook_bench", "-o", h.orch, "./cmd/orch-hook"); err != nil {
+	if err := goBuild(h.module, "-tags", h.tags, "-o", h.orch, "./cmd/orch-hook"); err != nil {
 		return err
 	}
 	fi, err := os.Stat(h.orch)

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -20,8 +23,12 @@ var fsMagic = map[int64]string{
 	0x65735546: "fuse",
 }
 
-// fsName names the filesystem dir is on.
+// fsName names the filesystem dir is on: its type in /proc/self/mountinfo,
+// else what statfs's magic number says.
 func fsName(dir string) string {
+	if name := mountType(dir); name != "" {
+		return name
+	}
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return "unknown"
@@ -36,4 +43,33 @@ func fsName(dir string) string {
 func inMemory(dir string) bool {
 	n := fsName(dir)
 	return n == "tmpfs" || n == "ramfs"
+}
+
+// mountType is the filesystem type of the mount holding dir, from
+// /proc/self/mountinfo (the longest mount point that is a prefix of dir),
+// or "".
+func mountType(dir string) string {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return ""
+	}
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	best, bestType := -1, ""
+	for _, line := range strings.Split(string(b), "\n") {
+		// ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER
+		pre, post, ok := strings.Cut(line, " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(g) < 1 {
+			continue
+		}
+		mp := strings.ReplaceAll(f[4], "\\040", " ")
+		inside := real == mp || mp == "/" || strings.HasPrefix(real, mp+"/")
+		if inside && len(mp) >= best {
+			best, bestType = len(mp), g[0]
+		}
+	}
+	return bestType
 }

@@ -17,7 +17,7 @@
 //
 // Usage (from the module root; make bench runs it):
 //
-//	go run ./internal/procbench [-n 300] [-json] [-run REGEXP] [-diskdir DIR] [-keep]
+//	go run ./internal/procbench [-n 300] [-json] [-run REGEXP] [-diskdir DIR] [-tags TAGS] [-keep]
 //
 // Scenarios are the table in scenarios.go; add one there.
 package main
@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -41,6 +42,7 @@ func main() {
 	flag.BoolVar(&opts.json, "json", false, "print JSON instead of Markdown")
 	flag.StringVar(&opts.run, "run", "", "run only the scenarios whose name matches this regexp")
 	flag.StringVar(&opts.diskDir, "diskdir", "", "directory on a disk filesystem for the on-disk scenarios (default: the system temp dir if it is on disk, else the current directory)")
+	flag.StringVar(&opts.tags, "tags", "", "more build tags for orch-hook, comma-separated (orchhook_bench is always set), e.g. urfave_cli_no_docs")
 	flag.BoolVar(&opts.keep, "keep", false, "keep the temporary directories and print where they are")
 	flag.Parse()
 	if flag.NArg() > 0 || opts.n < 1 || opts.warmup < 0 {
@@ -58,6 +60,7 @@ type options struct {
 	json      bool
 	run       string
 	diskDir   string
+	tags      string
 	keep      bool
 }
 
@@ -90,7 +93,7 @@ func run(opts options, stdout, stderr io.Writer) error {
 	} else {
 		defer h.cleanup()
 	}
-	if err := h.build(); err != nil {
+	if err := h.build(opts.tags); err != nil {
 		return err
 	}
 
@@ -115,9 +118,10 @@ func run(opts options, stdout, stderr io.Writer) error {
 		CPUModel:   cpuModel(),
 		Date:       time.Now().UTC().Format(time.RFC3339),
 		Runs:       opts.n,
-		TmpfsDir:   h.tmpfs,
+		Tags:       h.tags,
+		TmpfsDir:   filepath.Dir(h.tmpfs),
 		TmpfsFS:    h.tmpfsFS,
-		DiskDir:    h.disk,
+		DiskDir:    filepath.Dir(h.disk),
 		DiskFS:     h.diskFS,
 		BinarySize: h.binarySize,
 	}
@@ -159,6 +163,7 @@ type report struct {
 	CPUModel   string   `json:"cpu_model,omitempty"`
 	Date       string   `json:"date"`
 	Runs       int      `json:"runs"`
+	Tags       string   `json:"build_tags"`
 	TmpfsDir   string   `json:"tmpfs_dir"`
 	TmpfsFS    string   `json:"tmpfs_fs"`
 	DiskDir    string   `json:"disk_dir"`
@@ -182,12 +187,13 @@ type result struct {
 }
 
 func printMarkdown(w io.Writer, rep *report) {
-	fmt.Fprintf(w, "%s %s, %d CPUs", rep.Go, rep.OS, rep.CPUs)
+	fmt.Fprintf(w, "orch-hook procbench: %s %s, %d CPUs", rep.Go, rep.OS, rep.CPUs)
 	if rep.CPUModel != "" {
 		fmt.Fprintf(w, " (%s)", rep.CPUModel)
 	}
-	fmt.Fprintf(w, ", %s. %d runs of each command, interleaved; tmpfs: %s (%s); disk: %s (%s); orch-hook binary %.1f MB.\n\n",
-		rep.Date, rep.Runs, rep.TmpfsDir, rep.TmpfsFS, rep.DiskDir, rep.DiskFS, float64(rep.BinarySize)/1e6)
+	fmt.Fprintf(w, ", %s.  \n", rep.Date)
+	fmt.Fprintf(w, "%d timed runs of each command, round-robin. tmpfs: %s (%s); disk: %s (%s). orch-hook built with -tags %s: %.1f MB.\n\n",
+		rep.Runs, rep.TmpfsDir, rep.TmpfsFS, rep.DiskDir, rep.DiskFS, rep.Tags, float64(rep.BinarySize)/1e6)
 	fmt.Fprintln(w, "| scenario | median | floor median | ratio | target | met |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|:---:|")
 	for _, r := range rep.Results {

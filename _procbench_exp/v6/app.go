@@ -1,0 +1,97 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/orch-hook/orch-hook/state"
+)
+
+// version is stamped by the Makefile with -ldflags.
+var version = "dev"
+
+// benchCommands are added by build tags (bench_tag.go); none by default.
+var benchCommands []func(*env) *cli.Command
+
+// env is what the subcommands take from the process.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// Main runs orch-hook with args and returns the exit code. Errors are printed
+// here, once, with the "orch-hook: " prefix.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, extra ...*cli.Command) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	app := NewApp(e)
+	for _, mk := range benchCommands {
+		app.Commands = append(app.Commands, mk(e))
+	}
+	app.Commands = append(app.Commands, extra...)
+	err := app.Run(args)
+	if err != nil {
+		printError(stderr, err)
+	}
+	return exitCode(err)
+}
+
+// NewApp builds the command line; tests call it directly.
+func NewApp(e *env) *cli.App {
+	return &cli.App{
+		Name:      "orch-hook",
+		Usage:     "enforce a multi-agent workflow in Claude Code through hooks",
+		Version:   version,
+		Reader:    e.stdin,
+		Writer:    e.stdout,
+		ErrWriter: e.stderr,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "project", Usage: "project root (default: the nearest directory upward holding .orchestrator/state, else the current one)"},
+		},
+		Commands: []*cli.Command{
+			hookCommand(e),
+			statusCommand(e),
+			logCommand(e),
+			migrateCommand(e),
+			repairCommand(e),
+			startCommand(e),
+			followUpCommand(e),
+		},
+		// Errors are printed and mapped to exit codes by Main alone.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usagef("%v", err)
+		},
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef("unknown command %q", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+	}
+}
+
+// projectStore is the state of the project the CLI is pointed at.
+func projectStore(c *cli.Context) *state.Store {
+	if dir := c.String("project"); dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err == nil {
+			dir = abs
+		}
+		return state.Open(dir)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = "."
+	}
+	return state.Open(state.FindRoot(wd))
+}
+
+// usageOnCommand turns a subcommand's flag errors into usage errors.
+func usageOnCommand(c *cli.Context, err error, _ bool) error {
+	return usagef("%s: %v", c.Command.Name, err)
+}
