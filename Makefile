@@ -3,20 +3,51 @@
 # installs it).
 
 GO       ?= go
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# The plugin's version (.claude-plugin/plugin.json) is the binary's: the
+# plugin bootstrap rebuilds a binary whose version differs.
+VERSION  ?= $(shell sed -n 's/.*"version"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' .claude-plugin/plugin.json | head -n 1)
 LDFLAGS  := -s -w -X main.version=$(VERSION)
+# urfave_cli_no_docs drops the man-page renderer (and its package init,
+# ~0.4 ms on every hook call).
+TAGS     := urfave_cli_no_docs
 BIN      := bin/orch-hook
 # Fuzz targets as package:FuzzName; make test runs each briefly.
 FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint
 FUZZ_SHORT ?= 3s
 FUZZ_LONG  ?= 2m
 
-.PHONY: all build demo test test-unit test-race test-fuzz fuzz lint bench ci clean
+.PHONY: all build demo generate validate dist test test-unit test-race test-fuzz fuzz lint bench e2e ci clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/orch-hook
+	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/orch-hook
+
+# Renders commands/, agents/ and hooks/hooks.json from templates/.
+generate:
+	$(GO) run ./cmd/orch-hook generate
+
+# claude plugin validate --strict on the repository (the plugin root). The
+# claude CLI comes from PATH or .e2e/ (where .ci/run installs it).
+CLAUDE ?= $(shell command -v claude 2>/dev/null || ls $(CURDIR)/.e2e/node_modules/.bin/claude 2>/dev/null)
+validate:
+	@if [ -z "$(CLAUDE)" ]; then \
+		if [ -n "$$ORCH_HOOK_E2E_REQUIRED" ]; then echo "validate: no claude CLI, and ORCH_HOOK_E2E_REQUIRED is set"; exit 1; fi; \
+		echo "validate: skipped: no claude CLI (npm i --prefix .e2e @anthropic-ai/claude-code@2.1.328)"; exit 0; \
+	fi; \
+	echo "$(CLAUDE) plugin validate --strict ."; \
+	out=$$("$(CLAUDE)" plugin validate --strict . 2>&1); rc=$$?; echo "$$out" | tail -n 3; \
+	if [ $$rc -ne 0 ]; then echo "$$out"; exit $$rc; fi
+
+# Static binaries for the release platforms.
+DIST_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+dist:
+	@mkdir -p dist
+	@for p in $(DIST_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "dist/orch-hook-$$os-$$arch$$ext"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o dist/orch-hook-$$os-$$arch$$ext ./cmd/orch-hook || exit 1; \
+	done
 
 # Replays a recorded Claude Code session through the real binary and prints
 # every decision, then `orch-hook status`.
@@ -44,6 +75,7 @@ fuzz:
 	$(MAKE) test-fuzz FUZZ_SHORT=$(FUZZ_LONG)
 
 lint:
+	$(GO) run ./cmd/orch-hook generate --check
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needs to run on:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
@@ -54,7 +86,7 @@ bench:
 	$(GO) run ./internal/procbench
 
 # What CI runs (.ci/run).
-ci: lint build test
+ci: lint build test validate
 
 clean:
 	rm -rf bin dist

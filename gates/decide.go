@@ -296,7 +296,17 @@ func binaryDecision(cmd string) string {
 // decideFinished: a complete or aborted workflow gates nothing; a new one
 // may be started.
 func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
-	if c.Event == "UserPromptSubmit" && !isNotification(c.Prompt) {
+	if c.Event == "UserPromptSubmit" && isNotification(c.Prompt) {
+		// The background agent whose completion finished the workflow
+		// (SUCCESS_EXTRACTION) still has its checkpoint line to deliver.
+		if l := w.notifiedLaunch(c.Prompt); l != nil && l.Notice != "" {
+			o := Outcome{Context: l.Notice, Changed: true}
+			l.Notice = ""
+			return o
+		}
+		return Outcome{}
+	}
+	if c.Event == "UserPromptSubmit" {
 		if name, ok := commandName(c.Prompt); ok && name == "orchestrate" && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
 			return startFromPrompt(c)
 		}

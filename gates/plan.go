@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,13 +56,13 @@ type TaskFile struct {
 }
 
 var (
-	rePhase    = regexp.MustCompile(`^\s*#{1,6}\s*\**\s*Phase\s+(\d+)\s*\**\s*(?:[:.)\x{2013}\x{2014}-]\s*)?(.*?)\s*\**\s*$`)
-	reTask     = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])?\s*\[([ xX])\]\s*\**\s*(?:Task\s+)?(\d+)\s*\**\s*(?:[:.)\x{2013}\x{2014}-]\s*)?(.*?)\s*$`)
-	reStatus   = regexp.MustCompile(`(?i)^\s*(?:[-*+]\s*)?\**\s*status\s*\**\s*:\s*\**\s*(.*?)\s*$`)
-	reProgress = regexp.MustCompile(`(?i)^\s*(?:[-*+]\s*)?\**\s*progress\s*\**\s*:\s*\**\s*(\d+)\s*/\s*(\d+)`)
-	reTaskFile = regexp.MustCompile(`^task-(\d+)[^/]*\.md$`)
-	reField    = regexp.MustCompile(`(?i)^\s*(?:[-*+]\s*)?\**\s*(depends on|parallel with|files|requires_ux_dx_review)\s*\**\s*:\s*\**\s*(.*?)\s*$`)
-	reNumber   = regexp.MustCompile(`\d+`)
+	rePhase    = lazyRegexp(`^\s*#{1,6}\s*\**\s*Phase\s+(\d+)\s*\**\s*(?:[:.)\x{2013}\x{2014}-]\s*)?(.*?)\s*\**\s*$`)
+	reTask     = lazyRegexp(`^\s*(?:[-*+]|\d+[.)])?\s*\[([ xX])\]\s*\**\s*(?:Task\s+)?(\d+)\s*\**\s*(?:[:.)\x{2013}\x{2014}-]\s*)?(.*?)\s*$`)
+	reStatus   = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*status\s*\**\s*:\s*\**\s*(.*?)\s*$`)
+	reProgress = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*progress\s*\**\s*:\s*\**\s*(\d+)\s*/\s*(\d+)`)
+	reTaskFile = lazyRegexp(`^task-(\d+)[^/]*\.md$`)
+	reField    = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*(depends on|parallel with|files|requires_ux_dx_review)\s*\**\s*:\s*\**\s*(.*?)\s*$`)
+	reNumber   = lazyRegexp(`\d+`)
 )
 
 // ParsePlan parses the plan files; it never fails: Validate says what is

@@ -1,7 +1,6 @@
 package gates
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -77,7 +76,7 @@ func FailingTasks(text string) []int {
 	return nil
 }
 
-var reTaskPrompt = regexp.MustCompile(`(?i)^task\s*#?\s*(\d+)`)
+var reTaskPrompt = lazyRegexp(`(?i)^task\s*#?\s*(\d+)`)
 
 // TaskOfPrompt reads the task number a code-implementer prompt starts with
 // ("Task 03: ..."); 0 when it does not start with one. Later mentions of

@@ -2,7 +2,6 @@ package gates
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -75,17 +74,17 @@ func stopGate(w *Workflow) int {
 }
 
 var (
-	reNotifyID     = regexp.MustCompile(`<task-id>([^<]*)</task-id>`)
-	reNotifyTool   = regexp.MustCompile(`<tool-use-id>([^<]*)</tool-use-id>`)
-	reNotifyStatus = regexp.MustCompile(`<status>([^<]*)</status>`)
-	reNotifyResult = regexp.MustCompile(`(?s)<result>(.*)</result>`)
+	reNotifyID     = lazyRegexp(`<task-id>([^<]*)</task-id>`)
+	reNotifyTool   = lazyRegexp(`<tool-use-id>([^<]*)</tool-use-id>`)
+	reNotifyStatus = lazyRegexp(`<status>([^<]*)</status>`)
+	reNotifyResult = lazyRegexp(`(?s)<result>(.*)</result>`)
 )
 
 func isNotification(prompt string) bool {
 	return strings.HasPrefix(strings.TrimSpace(prompt), "<task-notification>")
 }
 
-func firstMatch(re *regexp.Regexp, s string) string {
+func firstMatch(re *lazyRE, s string) string {
 	if m := re.FindStringSubmatch(s); m != nil {
 		return strings.TrimSpace(m[1])
 	}
@@ -148,10 +147,7 @@ func (w *Workflow) userPrompt(c *Call, env *Env) Outcome {
 // SubagentStop was never seen, the notification's <result> completes it.
 func (w *Workflow) notification(c *Call, env *Env) Outcome {
 	id := firstMatch(reNotifyID, c.Prompt)
-	l := w.launchByAgent(id)
-	if l == nil {
-		l = w.launchByTool(firstMatch(reNotifyTool, c.Prompt))
-	}
+	l := w.notifiedLaunch(c.Prompt)
 	if l == nil {
 		return Outcome{}
 	}
@@ -185,6 +181,15 @@ func (w *Workflow) notification(c *Call, env *Env) Outcome {
 		o.Changed = true
 	}
 	return o
+}
+
+// notifiedLaunch is the launch a <task-notification> is about, by its
+// task-id (agent id), else its tool-use-id.
+func (w *Workflow) notifiedLaunch(prompt string) *Launch {
+	if l := w.launchByAgent(firstMatch(reNotifyID, prompt)); l != nil {
+		return l
+	}
+	return w.launchByTool(firstMatch(reNotifyTool, prompt))
 }
 
 // decision applies a user command typed as a prompt. handled is false for
@@ -249,6 +254,10 @@ func (w *Workflow) approve(env *Env) Outcome {
 	p, err := env.plan()
 	if err != nil {
 		return w.block(fmt.Sprintf("the plan does not validate any more (%v); fix it or ask for changes with /orch-hook:request-changes.", err))
+	}
+	if p.FirstOpenPhase() == 0 {
+		// 4a would have no phase to run.
+		return w.block("the plan has no unchecked task, so there is nothing to implement; ask for changes with /orch-hook:request-changes <what to add>.")
 	}
 	w.fire(OnApprove, env)
 	w.WaitingOn = ""

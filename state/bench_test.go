@@ -72,8 +72,8 @@ func benchBump(cp *Checkpoint) ([]Event, error) {
 // benchSeedLog replaces the store's history with n committed state changes
 // (serials 1..n, each record carrying its checkpoint) and sets the
 // snapshot's serial to n, as if n updates had been made. The records are
-// written directly from one template, so 100,000 of them take well under a
-// second. It returns the log's size.
+// written directly from one template: 100,000 of them (85 MB) take a few
+// tens of milliseconds on tmpfs. It returns the log's size.
 func benchSeedLog(b *testing.B, s *Store, n int) int64 {
 	b.Helper()
 	cp, err := s.Load()
@@ -132,6 +132,10 @@ func benchSeedLog(b *testing.B, s *Store, n int) int64 {
 	}
 	if err := writeFileAtomic(s.CheckpointPath(), append(data, '\n')); err != nil {
 		b.Fatal(err)
+	}
+	// The history must be committed as it stands: nothing to cut.
+	if cut, err := recoverLog(s.LogPath(), uint64(n)); err != nil || cut != "" {
+		b.Fatalf("the seeded log is not clean: %q %v", cut, err)
 	}
 	return fi.Size()
 }

@@ -145,6 +145,22 @@ func (c *Checkpoint) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// isKnownField reports whether the decoder maps key to a known field. It
+// matches keys case-insensitively (as encoding/json does), so a key such as
+// "Serial" is a known field, not an extra one: kept as extra, it would be
+// written back after the field and win over it at the next load.
+func isKnownField(key string) bool {
+	if knownFields[key] {
+		return true
+	}
+	for f := range knownFields {
+		if strings.EqualFold(key, f) {
+			return true
+		}
+	}
+	return false
+}
+
 // UnmarshalJSON reads the known fields and keeps unknown ones.
 func (c *Checkpoint) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*checkpointAlias)(c)); err != nil {
@@ -156,7 +172,7 @@ func (c *Checkpoint) UnmarshalJSON(b []byte) error {
 	}
 	c.extra = nil
 	for k, v := range all {
-		if !knownFields[k] && k != "version" {
+		if !isKnownField(k) && k != "version" {
 			if c.extra == nil {
 				c.extra = map[string]json.RawMessage{}
 			}

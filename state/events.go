@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/goccy/go-json"
@@ -71,7 +70,7 @@ func appendEvents(path string, events []Event) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, fileMode)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, fileMode)
 	if err != nil {
 		return err
 	}
@@ -97,7 +96,7 @@ type serialProbe struct {
 // reads only the tail, so its cost does not grow with the log. It returns a
 // description of what it cut, or "" when the log was clean.
 func recoverLog(path string, snapshotSerial uint64) (string, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, fileMode)
+	f, err := os.OpenFile(path, os.O_RDWR|noFollow, fileMode)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -213,7 +212,7 @@ type LogReport struct {
 // snapshot (uncommitted, see Event); pass ^uint64(0) to keep them.
 func readEvents(path string, maxSerial uint64) ([]Event, LogReport, error) {
 	var rep LogReport
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, rep, nil
 	}

@@ -26,7 +26,7 @@ const (
 func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp := filepath.Join(dir, tempPrefix+randomHex(6))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, fileMode)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, fileMode)
 	if err != nil {
 		return err
 	}

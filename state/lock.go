@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/goccy/go-json"
@@ -51,7 +50,7 @@ func (e *LockError) Hint() string {
 func (s *Store) lock() (unlock func(), err error) {
 	path := s.lockPath()
 	fl := flock.New(path,
-		flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW),
+		flock.SetFlag(os.O_CREATE|os.O_RDWR|noFollow),
 		flock.SetPermissions(fileMode))
 	ctx, cancel := context.WithTimeout(context.Background(), LockWait)
 	defer cancel()
@@ -64,7 +63,7 @@ func (s *Store) lock() (unlock func(), err error) {
 		return nil, &LockError{Path: path, Waited: time.Since(start).Round(time.Millisecond), Holder: readHolder(path)}
 	}
 	holder, _ := json.Marshal(LockHolder{PID: os.Getpid(), Command: commandLine(), Since: time.Now().UTC()})
-	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|syscall.O_NOFOLLOW, fileMode); err == nil {
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|noFollow, fileMode); err == nil {
 		f.Write(holder)
 		f.Close()
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -39,7 +38,7 @@ func ReadDirFiles(root, rel string) (map[string][]byte, error) {
 		if len(out) >= maxPlanFiles {
 			return nil, fmt.Errorf("%s holds more than %d files", rel, maxPlanFiles)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, e.Name()), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		f, err := os.OpenFile(filepath.Join(dir, e.Name()), os.O_RDONLY|noFollow, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +149,7 @@ func (s *Store) TouchHealth(name string, now time.Time) {
 	if err := os.Mkdir(dir, dirMode); err != nil && !errors.Is(err, fs.ErrExist) {
 		return
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|syscall.O_NOFOLLOW, fileMode)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|noFollow, fileMode)
 	if err == nil {
 		f.Close()
 	}

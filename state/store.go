@@ -138,7 +138,10 @@ func (s *Store) Update(fn func(cp *Checkpoint) ([]Event, error)) (*Checkpoint, e
 	if len(events) == 0 {
 		return nil, errors.New("state: a change without an event to log")
 	}
-	return next, s.commitLocked(cp, next, events)
+	if err := s.commitLocked(cp, next, events); err != nil {
+		return nil, err
+	}
+	return next, nil
 }
 
 // Append logs events that change nothing (a deny, an error).

@@ -60,6 +60,9 @@ func NewApp(e *env) *cli.App {
 			repairCommand(e),
 			startCommand(e),
 			followUpCommand(e),
+			generateCommand(e),
+			initCommand(e),
+			doctorCommand(e),
 		},
 		// Errors are printed and mapped to exit codes by Main alone.
 		ExitErrHandler: func(*cli.Context, error) {},

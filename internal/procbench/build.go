@@ -30,8 +30,13 @@ type harness struct {
 	seq  int      // numbers project directories
 }
 
-func newHarness(diskDir string, log io.Writer) (*harness, error) {
+func newHarness(diskDir string, log io.Writer) (_ *harness, err error) {
 	h := &harness{log: log}
+	defer func() {
+		if err != nil {
+			h.cleanup()
+		}
+	}()
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		return nil, fmt.Errorf("go env GOMOD: %v", err)
@@ -106,7 +111,9 @@ func (h *harness) project(base, name string) (string, error) {
 // own throwaway module so that nothing of orch-hook's links into them.
 func (h *harness) build(extraTags string) error {
 	fmt.Fprintf(h.log, "procbench: building orch-hook and the floors in %s\n", h.bin)
-	h.tags = "orchhook_bench"
+	// The tags and flags of the release build (Makefile): urfave_cli_no_docs
+	// drops the man-page renderer's package init from every call.
+	h.tags = "orchhook_bench,urfave_cli_no_docs"
 	if extraTags != "" {
 		h.tags += "," + extraTags
 	}
@@ -142,7 +149,8 @@ func (h *harness) buildFloor(name, src, out string) error {
 }
 
 func goBuild(dir string, args ...string) error {
-	cmd := exec.Command("go", append([]string{"build"}, args...)...)
+	// Release flags, for orch-hook and the floors alike.
+	cmd := exec.Command("go", append([]string{"build", "-trimpath", "-ldflags=-s -w"}, args...)...)
 	cmd.Dir = dir
 	// GOWORK=off: a go.work around the temp dir must not change the build.
 	cmd.Env = append(os.Environ(), "GOWORK=off")

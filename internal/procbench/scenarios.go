@@ -136,11 +136,15 @@ func (h *harness) hook(key, project, payload string) command {
 	json.Unmarshal([]byte(payload), &probe)
 	quoted, _ := json.Marshal(project)
 	stdin := strings.ReplaceAll(payload, `"PROJECT"`, string(quoted))
+	args := []string{"hook"}
+	if probe.Event != "" {
+		args = append(args, probe.Event)
+	}
 	return command{
 		key:   key,
 		label: "orch-hook hook",
 		path:  h.orch,
-		args:  []string{"hook", probe.Event},
+		args:  args,
 		env:   []string{"CLAUDE_PROJECT_DIR=" + project},
 		stdin: []byte(stdin),
 		check: outputIs(""),
@@ -211,8 +215,9 @@ func (h *harness) orchHook(args ...string) error {
 // changes: serials 1..n, each record carrying its checkpoint as a real one
 // does, and the snapshot at serial n. The records are written directly
 // from one template (a record of serial s is committed when s <= the
-// snapshot's serial; see state.Event), so 100,000 take about a second.
-// Then one test-bump checks that orch-hook takes the history as it is.
+// snapshot's serial; see state.Event), so 100,000 (85 MB) take well under
+// a second. Then one test-bump checks that orch-hook takes the history as
+// it is.
 func (h *harness) seedHistory(project string, n int) error {
 	dir := filepath.Join(project, ".orchestrator", "state")
 	snapPath := filepath.Join(dir, "checkpoint.json")

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-json"
+	"github.com/urfave/cli/v2"
+
+	"github.com/orch-hook/orch-hook/state"
+	"github.com/orch-hook/orch-hook/templates"
+)
+
+// check is one line of doctor's report.
+type check struct {
+	name   string
+	ok     bool
+	detail string
+	fix    string
+}
+
+func doctorCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:         "doctor",
+		Usage:        "check the install: binary, hooks, state, Go, and the plugin (claude plugin validate)",
+		OnUsageError: usageOnCommand,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "plugin-root", Usage: "the plugin root (default: $CLAUDE_PLUGIN_ROOT, else the directory above the binary's bin/)"},
+		},
+		Action: func(c *cli.Context) error {
+			checks := runDoctor(e, c.String("plugin-root"), projectStore(c))
+			failed := 0
+			for _, ch := range checks {
+				mark := "OK  "
+				if !ch.ok {
+					mark = "FAIL"
+					failed++
+				}
+				line := fmt.Sprintf("%s %-10s %s", mark, ch.name, ch.detail)
+				if !ch.ok && ch.fix != "" {
+					line += " -- fix: " + ch.fix
+				}
+				fmt.Fprintln(e.stdout, line)
+			}
+			if failed > 0 {
+				return fmt.Errorf("doctor: %d check(s) failed", failed)
+			}
+			return nil
+		},
+	}
+}
+
+func runDoctor(e *env, pluginRoot string, store *state.Store) []check {
+	var checks []check
+	exe, err := os.Executable()
+	if err == nil {
+		exe, _ = filepath.EvalSymlinks(exe)
+	}
+	checks = append(checks, check{name: "binary", ok: err == nil, detail: fmt.Sprintf("orch-hook %s at %s", version, exe), fix: "reinstall orch-hook"})
+
+	if pluginRoot == "" {
+		pluginRoot = e.getenv("CLAUDE_PLUGIN_ROOT")
+	}
+	if pluginRoot == "" && exe != "" {
+		if dir := filepath.Dir(filepath.Dir(exe)); fileExists(filepath.Join(dir, ".claude-plugin", "plugin.json")) {
+			pluginRoot = dir
+		}
+	}
+	checks = append(checks, hooksCheck(pluginRoot, exe, store.Root))
+
+	checks = append(checks, stateChecks(store)...)
+
+	if gobin, err := exec.LookPath("go"); err != nil {
+		checks = append(checks, check{name: "go", ok: false, detail: "Go is not on PATH: the plugin cannot rebuild its binary after an update", fix: "install Go 1.26+ (https://go.dev/dl)"})
+	} else {
+		out, _ := exec.Command(gobin, "version").Output()
+		checks = append(checks, check{name: "go", ok: true, detail: strings.TrimSpace(string(out))})
+	}
+
+	if pluginRoot != "" {
+		if claude, err := exec.LookPath("claude"); err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, claude, "plugin", "validate", "--strict", pluginRoot).CombinedOutput()
+			detail := "claude plugin validate --strict " + pluginRoot + ": passed"
+			if err != nil {
+				detail = "claude plugin validate --strict " + pluginRoot + ": " + lastLines(string(out), 3)
+			}
+			checks = append(checks, check{name: "plugin", ok: err == nil, detail: detail, fix: "see the validator's message; `make generate` re-renders commands, agents and hooks.json"})
+		}
+	}
+	return checks
+}
+
+// hooksCheck: the hooks Claude Code runs must reach this binary.
+func hooksCheck(pluginRoot, exe, projectRoot string) check {
+	if pluginRoot != "" {
+		path := filepath.Join(pluginRoot, "hooks", "hooks.json")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return check{name: "hooks", ok: false, detail: path + " is missing", fix: "run `make generate` in the plugin root"}
+		}
+		var hf templates.HooksFile
+		if err := json.Unmarshal(b, &hf); err != nil {
+			return check{name: "hooks", ok: false, detail: path + ": " + err.Error(), fix: "run `make generate` in the plugin root"}
+		}
+		want := filepath.Join(pluginRoot, "bin", "orch-hook")
+		for event, matchers := range hf.Hooks {
+			for _, m := range matchers {
+				for _, h := range m.Hooks {
+					if !strings.Contains(h.Command, templates.PluginBinary) {
+						return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s: the %s hook does not run %s", path, event, templates.PluginBinary), fix: "run `make generate`"}
+					}
+				}
+			}
+		}
+		if !fileExists(want) {
+			return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s points at %s, which is not built", path, want), fix: "run `make build` in " + pluginRoot + " (or start a new session: the plugin builds itself when Go is installed)"}
+		}
+		if real, _ := filepath.EvalSymlinks(want); exe != "" && real != exe {
+			return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs %s (this is %s)", path, want, exe)}
+		}
+		return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs this binary (%d events)", path, len(hf.Hooks))}
+	}
+	settings := filepath.Join(projectRoot, ".claude", "settings.json")
+	b, err := os.ReadFile(settings)
+	if err != nil || !bytes.Contains(b, []byte("orch-hook hook")) && !bytes.Contains(b, []byte(`exec "$b" hook`)) {
+		return check{name: "hooks", ok: false, detail: "no orch-hook hooks found (no plugin root, and none in " + settings + ")", fix: "install the plugin (see README), or run `orch-hook init` in the project"}
+	}
+	onPath, err := exec.LookPath("orch-hook")
+	if err != nil {
+		return check{name: "hooks", ok: false, detail: settings + " runs orch-hook from PATH, but it is not on PATH", fix: "go install github.com/orch-hook/orch-hook/cmd/orch-hook@latest"}
+	}
+	return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs %s from PATH", settings, onPath)}
+}
+
+// stateChecks: the state directory must be writable and the state loadable.
+func stateChecks(store *state.Store) []check {
+	var out []check
+	dir := store.Dir
+	probeDir := dir
+	if !fileExists(dir) {
+		probeDir = store.Root
+	}
+	f, err := os.CreateTemp(probeDir, ".orch-hook-doctor-")
+	if err != nil {
+		out = append(out, check{name: "state dir", ok: false, detail: probeDir + " is not writable: " + err.Error(), fix: "fix the directory's permissions"})
+	} else {
+		f.Close()
+		os.Remove(f.Name())
+		out = append(out, check{name: "state dir", ok: true, detail: probeDir + " is writable"})
+	}
+	cp, err := store.Load()
+	switch {
+	case errors.Is(err, state.ErrNoState):
+		out = append(out, check{name: "state", ok: true, detail: "no workflow active in " + store.Root})
+	case err != nil:
+		fix := "see `orch-hook status`"
+		var h interface{ Hint() string }
+		if errors.As(err, &h) {
+			fix = h.Hint()
+		}
+		out = append(out, check{name: "state", ok: false, detail: err.Error(), fix: fix})
+	default:
+		out = append(out, check{name: "state", ok: true, detail: fmt.Sprintf("%s workflow at %s (serial %d)", cp.StateMachine.WorkflowConfig.Command, cp.StateMachine.CurrentState, cp.Serial)})
+	}
+	return out
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " / ")
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/orch-hook/orch-hook/internal/install"
+)
+
+func initCommand(e *env) *cli.Command {
+	return &cli.Command{
+		Name:         "init",
+		Usage:        "install orch-hook into a project's own .claude/ (for Claude Code without plugins)",
+		ArgsUsage:    "[DIR]",
+		OnUsageError: usageOnCommand,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "show the changes as a diff; write nothing"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usagef("init takes at most one argument, the project directory")
+			}
+			root := c.Args().First()
+			if root == "" {
+				root = c.String("project")
+			}
+			if root == "" {
+				wd, err := os.Getwd()
+				if err != nil {
+					return err
+				}
+				root = wd
+			}
+			root, _ = filepath.Abs(root)
+			changes, err := install.Plan(root)
+			if err != nil {
+				return err
+			}
+			if len(changes) == 0 {
+				fmt.Fprintf(e.stdout, "orch-hook is already installed in %s; nothing to change.\n", root)
+				return nil
+			}
+			if c.Bool("dry-run") {
+				for _, ch := range changes {
+					fmt.Fprint(e.stdout, install.Diff(ch))
+				}
+				return nil
+			}
+			if err := install.Apply(root, changes); err != nil {
+				return err
+			}
+			for _, ch := range changes {
+				verb := "updated"
+				if ch.Old == nil {
+					verb = "created"
+				}
+				fmt.Fprintf(e.stdout, "%s %s\n", verb, ch.Path)
+			}
+			fmt.Fprintf(e.stdout, "Installed. The hooks run `orch-hook` from PATH: keep it installed (go install github.com/orch-hook/orch-hook/cmd/orch-hook@latest).\nStart a workflow in Claude Code with /orch-hook-orchestrate <request>.\n")
+			return nil
+		},
+	}
+}

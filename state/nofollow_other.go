@@ -1,0 +1,7 @@
+//go:build !unix
+
+package state
+
+// noFollow is not available on this platform; state files are still
+// created with O_EXCL (temp files) where it matters.
+const noFollow = 0

@@ -1,0 +1,228 @@
+// Package templates holds the plugin's Markdown commands and agents as Go
+// templates (embedded), and renders them, with the hook registrations, for
+// the two ways orch-hook is installed: as a Claude Code plugin (commands/,
+// agents/, hooks/hooks.json at the repository root) or into a project's own
+// .claude/ by `orch-hook init`.
+package templates
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/goccy/go-json"
+
+	"github.com/orch-hook/orch-hook/gates"
+)
+
+//go:embed commands/*.md.tmpl agents/*.md.tmpl
+var sources embed.FS
+
+// Target is one way of installing orch-hook.
+type Target struct {
+	Name string
+	// AgentPrefix namespaces agent types: "orch-hook:" for the plugin.
+	AgentPrefix string
+	// CommandPrefix is how commands are typed: "/orch-hook:" or "/orch-hook-".
+	CommandPrefix string
+	// Binary is how commands and hooks reach orch-hook.
+	Binary      string
+	commandFile func(name string) string
+	agentFile   func(name string) string
+	// hooksFile is where the plugin's hook registrations go ("" for init,
+	// which merges them into .claude/settings.json).
+	hooksFile string
+}
+
+// PluginBinary is the one location of the binary inside the plugin:
+// hooks.json, the bootstrap build and doctor all use it.
+const PluginBinary = "${CLAUDE_PLUGIN_ROOT}/bin/orch-hook"
+
+// Plugin is the repository root as a Claude Code plugin.
+var Plugin = Target{
+	Name:          "plugin",
+	AgentPrefix:   gates.PluginPrefix,
+	CommandPrefix: "/orch-hook:",
+	Binary:        PluginBinary,
+	commandFile:   func(n string) string { return "commands/" + n + ".md" },
+	agentFile:     func(n string) string { return "agents/" + n + ".md" },
+	hooksFile:     "hooks/hooks.json",
+}
+
+// Init is a project's own .claude/, written by `orch-hook init`: agents
+// under their bare names, commands as /orch-hook-<name>, the binary found
+// on PATH (so the settings work for everyone who clones the project).
+var Init = Target{
+	Name:          "init",
+	AgentPrefix:   "",
+	CommandPrefix: "/orch-hook-",
+	Binary:        "orch-hook",
+	commandFile:   func(n string) string { return ".claude/commands/orch-hook-" + n + ".md" },
+	agentFile:     func(n string) string { return ".claude/agents/" + n + ".md" },
+}
+
+// Agent is how the orchestrator names an agent.
+func (t Target) Agent(name string) string { return t.AgentPrefix + name }
+
+// Command is how the user types a command.
+func (t Target) Command(name string) string { return t.CommandPrefix + name }
+
+// lines are the result lines the gates expect, by the key templates use.
+var lines = map[string]string{
+	"clear":         gates.LineClear,
+	"questions":     gates.LineQuestions,
+	"discovery":     gates.LineDiscovery,
+	"gate-pass":     gates.LineGatePass,
+	"gate-fail":     gates.LineGateFail,
+	"ux-pass":       gates.LineUXPass,
+	"ux-fail":       gates.LineUXFail,
+	"impl-complete": gates.LineImplComplete,
+	"impl-blocked":  gates.LineImplBlocked,
+	"analysis":      gates.LineAnalysis,
+	"extraction":    gates.LineExtraction,
+}
+
+// Line returns a result line by key; an unknown key fails the render.
+func (t Target) Line(key string) (string, error) {
+	if l, ok := lines[key]; ok {
+		return l, nil
+	}
+	return "", fmt.Errorf("unknown result line %q", key)
+}
+
+// MaxRounds and MaxDiscovery are the limits the texts quote.
+func (t Target) MaxRounds() int    { return gates.MaxRounds }
+func (t Target) MaxDiscovery() int { return gates.MaxDiscovery }
+
+// Commands and Agents list what is rendered, by name.
+func Commands() []string { return names("commands") }
+
+// Agents lists the agent templates by name.
+func Agents() []string { return names("agents") }
+
+func names(dir string) []string {
+	entries, _ := fs.ReadDir(sources, dir)
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".md.tmpl"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Render returns every file of the target, by path relative to its root.
+func Render(t Target) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, kind := range []string{"commands", "agents"} {
+		for _, name := range names(kind) {
+			src, err := sources.ReadFile(path.Join(kind, name+".md.tmpl"))
+			if err != nil {
+				return nil, err
+			}
+			tmpl, err := template.New(name).Option("missingkey=error").Parse(string(src))
+			if err != nil {
+				return nil, fmt.Errorf("%s/%s: %w", kind, name, err)
+			}
+			var b bytes.Buffer
+			if err := tmpl.Execute(&b, t); err != nil {
+				return nil, fmt.Errorf("%s/%s: %w", kind, name, err)
+			}
+			file := t.commandFile(name)
+			if kind == "agents" {
+				file = t.agentFile(name)
+			}
+			out[file] = b.Bytes()
+		}
+	}
+	if t.hooksFile != "" {
+		b, err := json.MarshalIndentWithOption(HooksFile{Description: "orch-hook: enforce the orchestrate workflow (see README.md)", Hooks: Hooks(t)}, "", "  ", json.DisableHTMLEscape())
+		if err != nil {
+			return nil, err
+		}
+		out[t.hooksFile] = append(b, '\n')
+	}
+	return out, nil
+}
+
+// HooksFile is hooks/hooks.json.
+type HooksFile struct {
+	Description string                   `json:"description"`
+	Hooks       map[string][]HookMatcher `json:"hooks"`
+}
+
+// HookMatcher is one entry of an event's list in hooks.json or settings.json.
+type HookMatcher struct {
+	Matcher string        `json:"matcher,omitempty"`
+	Hooks   []HookCommand `json:"hooks"`
+}
+
+// HookCommand runs orch-hook for one event.
+type HookCommand struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+// hookEvents: every event the workflow needs, with the narrowest matcher
+// it allows (each spawn costs milliseconds on every matching call), and
+// whether the event gates (so a missing binary must deny, not pass).
+var hookEvents = []struct {
+	event, matcher string
+	gating         bool
+}{
+	{"PreToolUse", "Agent|Task|Write|Edit|NotebookEdit|Bash|Skill|SendMessage|Workflow", true},
+	{"PostToolUse", "Agent|Task|Write|Edit|NotebookEdit", false},
+	{"PostToolUseFailure", "Agent|Task", false},
+	{"SubagentStop", "", false},
+	{"Stop", "", false},
+	{"UserPromptSubmit", "", false},
+	{"UserPromptExpansion", "", false},
+	{"SessionStart", "", false},
+	{"SessionEnd", "", false},
+}
+
+// HookTimeout is the seconds Claude Code gives each hook: far above the 2 s
+// lock wait, so a gate is never killed mid-decision (which would let the
+// call through).
+const HookTimeout = 15
+
+// Hooks returns the hook registrations of the target.
+func Hooks(t Target) map[string][]HookMatcher {
+	out := map[string][]HookMatcher{}
+	for _, h := range hookEvents {
+		out[h.event] = []HookMatcher{{Matcher: h.matcher, Hooks: []HookCommand{{Type: "command", Command: hookCommandLine(t, h.event, h.gating), Timeout: HookTimeout}}}}
+	}
+	return out
+}
+
+// hookCommandLine is the shell line Claude Code runs. When the binary is
+// there it is exec'ed (no extra process). When it is missing, a gating
+// event is denied while a workflow is active, with the command that builds
+// it; everything else passes. The plugin's SessionStart starts the build.
+func hookCommandLine(t Target, event string, gating bool) string {
+	var b strings.Builder
+	if t.Name == "plugin" {
+		fmt.Fprintf(&b, `b="%s"; [ -x "$b" ] && exec "$b" hook %s; `, t.Binary, event)
+	} else {
+		fmt.Fprintf(&b, `b=orch-hook; command -v "$b" >/dev/null 2>&1 && exec "$b" hook %s; `, event)
+	}
+	// The printf format is single-quoted: paths go in as arguments.
+	build, buildArgs := `go install github.com/orch-hook/orch-hook/cmd/orch-hook@latest`, ""
+	if t.Name == "plugin" {
+		build, buildArgs = `cd %s && make build`, ` "${CLAUDE_PLUGIN_ROOT}"`
+	}
+	switch {
+	case gating:
+		fmt.Fprintf(&b, `f="${CLAUDE_PROJECT_DIR:-.}/.orchestrator/state/checkpoint.json"; [ -f "$f" ] && ! grep -Eq '"current_state": ?"(complete|aborted)"' "$f" && printf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":"orch-hook: the orch-hook binary is missing (%%s), so this call cannot be checked against the active workflow. Build it: %s (needs Go), then retry."}}\n' "$b"%s; exit 0`, event, build, buildArgs)
+	case event == "SessionStart" && t.Name == "plugin":
+		b.WriteString(`exec sh "${CLAUDE_PLUGIN_ROOT}/hooks/bootstrap.sh"`)
+	default:
+		b.WriteString("exit 0")
+	}
+	return b.String()
+}

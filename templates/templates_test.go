@@ -1,0 +1,245 @@
+package templates
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-json"
+
+	"github.com/orch-hook/orch-hook/gates"
+)
+
+// repoRoot is the plugin root: the rendered files are committed there.
+const repoRoot = ".."
+
+// TestRenderedUpToDate fails when commands/, agents/ or hooks/hooks.json
+// differ from what the templates render (run `make generate`).
+func TestRenderedUpToDate(t *testing.T) {
+	files, err := Render(Plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range files {
+		got, err := os.ReadFile(filepath.Join(repoRoot, path))
+		if err != nil {
+			t.Errorf("%s: %v (run make generate)", path, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is stale: run make generate", path)
+		}
+	}
+	for _, dir := range []string{"commands", "agents"} {
+		entries, _ := os.ReadDir(filepath.Join(repoRoot, dir))
+		for _, e := range entries {
+			if _, ok := files[dir+"/"+e.Name()]; !ok {
+				t.Errorf("%s/%s is not rendered from a template: remove it or add its template", dir, e.Name())
+			}
+		}
+	}
+}
+
+// availableTools is the main thread's tool list of Claude Code 2.1.328
+// (FACTS.md); an agent naming anything else silently loses that tool.
+var availableTools = map[string]bool{
+	"Agent": true, "Bash": true, "Edit": true, "ListAgents": true, "Read": true,
+	"ReportFindings": true, "ScheduleWakeup": true, "Skill": true, "ToolSearch": true,
+	"Workflow": true, "DeferredToolPlaceholder": true, "Write": true,
+}
+
+// frontmatter reads the "key: value" lines between the leading --- lines.
+func frontmatter(t *testing.T, name string, doc []byte) map[string]string {
+	t.Helper()
+	text := string(doc)
+	if !strings.HasPrefix(text, "---\n") {
+		t.Fatalf("%s: no frontmatter", name)
+	}
+	end := strings.Index(text[4:], "\n---\n")
+	if end < 0 {
+		t.Fatalf("%s: frontmatter not closed", name)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(text[4:4+end], "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			t.Fatalf("%s: frontmatter line %q is not key: value", name, line)
+		}
+		out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return out
+}
+
+func TestAgents(t *testing.T) {
+	for _, target := range []Target{Plugin, Init} {
+		files, err := Render(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, agent := range gates.WorkflowAgents {
+			path := target.agentFile(agent)
+			doc, ok := files[path]
+			if !ok {
+				t.Errorf("%s: the workflow's agent %s has no definition", target.Name, agent)
+				continue
+			}
+			fm := frontmatter(t, path, doc)
+			if fm["name"] != agent {
+				t.Errorf("%s: name %q, want %q", path, fm["name"], agent)
+			}
+			if fm["description"] == "" {
+				t.Errorf("%s: no description", path)
+			}
+			for _, tool := range strings.Split(fm["tools"], ",") {
+				if tool = strings.TrimSpace(tool); !availableTools[tool] {
+					t.Errorf("%s: tool %q does not exist in Claude Code 2.1.328", path, tool)
+				}
+			}
+			if strings.Contains(fm["tools"], "Agent") {
+				t.Errorf("%s: a workflow agent must not launch agents", path)
+			}
+		}
+	}
+}
+
+// TestResultLinesOwed: every result line a job owes appears in the agent
+// that does the job, alone on its line.
+func TestResultLinesOwed(t *testing.T) {
+	files, err := Render(Plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := map[string]string{
+		gates.JobClarify: gates.Analyst, gates.JobGate: gates.Quality, gates.JobFinal: gates.Quality,
+		gates.JobUXDX: gates.UXDX, gates.JobImplement: gates.Implementer, gates.JobFix: gates.Implementer,
+		gates.JobAnalysis: gates.Planner, gates.JobExtraction: gates.Planner,
+	}
+	for job, agent := range owner {
+		doc := "\n" + string(files["agents/"+agent+".md"]) + "\n"
+		for _, line := range gates.OwedLines(job) {
+			if !strings.Contains(doc, "\n"+line+"\n") {
+				t.Errorf("agents/%s.md does not teach the line %q that %s owes", agent, line, job)
+			}
+		}
+	}
+	if !strings.Contains(string(files["agents/code-quality.md"]), gates.LineFailingTasks) {
+		t.Errorf("code-quality does not teach %q", gates.LineFailingTasks)
+	}
+}
+
+// TestCommands: the commands the workflow refers to exist; the user's
+// decisions cannot be invoked by the model; no command runs the user's
+// text through a shell.
+func TestCommands(t *testing.T) {
+	files, err := Render(Plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"orchestrate", "approve", "request-changes", "resolve", "abort", "resume", "status"} {
+		doc, ok := files["commands/"+name+".md"]
+		if !ok {
+			t.Errorf("command %s is missing", name)
+			continue
+		}
+		fm := frontmatter(t, name, doc)
+		userOnly := name != "orchestrate" && name != "status"
+		if userOnly && fm["disable-model-invocation"] != "true" {
+			t.Errorf("command %s is the user's decision but lacks disable-model-invocation: true", name)
+		}
+		for _, line := range strings.Split(string(doc), "\n") {
+			if strings.HasPrefix(line, "!") && strings.Contains(line, "$ARGUMENTS") {
+				t.Errorf("command %s runs the user's text in a shell: %s", name, line)
+			}
+		}
+	}
+	orchestrate := string(files["commands/orchestrate.md"])
+	for _, agent := range gates.WorkflowAgents {
+		if !strings.Contains(orchestrate, "orch-hook:"+agent) {
+			t.Errorf("the orchestrate command never names orch-hook:%s", agent)
+		}
+	}
+}
+
+// TestHooksFile: every event the workflow needs, gating events with a
+// timeout well above the 2 s lock wait.
+func TestHooksFile(t *testing.T) {
+	var hf HooksFile
+	files, _ := Render(Plugin)
+	if err := json.Unmarshal(files["hooks/hooks.json"], &hf); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{"SessionStart", "SessionEnd", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "Stop"} {
+		m, ok := hf.Hooks[ev]
+		if !ok || len(m) == 0 || len(m[0].Hooks) == 0 {
+			t.Errorf("no hook for %s", ev)
+			continue
+		}
+		h := m[0].Hooks[0]
+		if h.Timeout < 10 {
+			t.Errorf("%s timeout %d s, want >= 10", ev, h.Timeout)
+		}
+		if !strings.Contains(h.Command, PluginBinary) || !strings.Contains(h.Command, " hook "+ev) {
+			t.Errorf("%s command %q does not run %s hook %s", ev, h.Command, PluginBinary, ev)
+		}
+	}
+	pre := hf.Hooks["PreToolUse"][0].Matcher
+	for _, tool := range []string{"Agent", "Task", "Write", "Edit", "NotebookEdit", "Bash", "Skill", "SendMessage", "Workflow"} {
+		if !strings.Contains("|"+pre+"|", "|"+tool+"|") {
+			t.Errorf("PreToolUse matcher %q misses %s", pre, tool)
+		}
+	}
+}
+
+// TestMissingBinary runs the hook command lines exactly as Claude Code
+// does (through sh) in a plugin root without a binary: during an active
+// workflow a gating call is denied with the build command; without one,
+// or for other events, it passes silently.
+func TestMissingBinary(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	pluginRoot := t.TempDir()
+	project := t.TempDir()
+	hooks := Hooks(Plugin)
+	run := func(event string) (string, error) {
+		cmd := exec.Command(sh, "-c", hooks[event][0].Hooks[0].Command)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PLUGIN_ROOT=" + pluginRoot, "CLAUDE_PROJECT_DIR=" + project}
+		cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Agent","tool_input":{}}`)
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	if out, err := run("PreToolUse"); err != nil || out != "" {
+		t.Errorf("no workflow, missing binary: got %q, %v; want silent allow", out, err)
+	}
+	stateDir := filepath.Join(project, ".orchestrator", "state")
+	os.MkdirAll(stateDir, 0o700)
+	checkpoint := filepath.Join(stateDir, "checkpoint.json")
+	os.WriteFile(checkpoint, []byte(`{"schema_version":"2.0","state_machine":{"current_state":"4a"}}`), 0o600)
+	out, err := run("PreToolUse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deny struct {
+		HookSpecificOutput struct {
+			PermissionDecision       string `json:"permissionDecision"`
+			PermissionDecisionReason string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &deny); err != nil {
+		t.Fatalf("active workflow, missing binary: output %q is not JSON: %v", out, err)
+	}
+	if deny.HookSpecificOutput.PermissionDecision != "deny" || !strings.Contains(deny.HookSpecificOutput.PermissionDecisionReason, "cd "+pluginRoot+" && make build") {
+		t.Errorf("active workflow, missing binary: got %+v, want a deny naming the build command", deny.HookSpecificOutput)
+	}
+	if out, err := run("Stop"); err != nil || out != "" {
+		t.Errorf("Stop with a missing binary must pass silently; got %q, %v", out, err)
+	}
+	os.WriteFile(checkpoint, []byte(`{"schema_version":"2.0","state_machine":{"current_state":"complete"}}`), 0o600)
+	if out, _ := run("PreToolUse"); out != "" {
+		t.Errorf("finished workflow, missing binary: got %q, want silent allow", out)
+	}
+}
