@@ -24,6 +24,9 @@ type Env struct {
 	Debug io.Writer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Notice is added to a SessionStart's context (e.g. the binary is being
+	// rebuilt for a new plugin version).
+	Notice string
 }
 
 // EnvFrom reads Env from environment variables; debug output goes to
@@ -67,7 +70,11 @@ func Run(env Env, stdin io.Reader, stdout io.Writer, eventArg string) error {
 	if err != nil {
 		return err
 	}
-	return Render(stdout, in.HookEventName, Handle(env, in))
+	d := Handle(env, in)
+	if in.HookEventName == SessionStart && env.Notice != "" {
+		d.Context = strings.TrimSpace(d.Context + "\n" + env.Notice)
+	}
+	return Render(stdout, in.HookEventName, d)
 }
 
 // Handle decides one event. It never fails: where it gates, an internal

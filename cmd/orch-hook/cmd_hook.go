@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/bootstrap"
 )
 
 // hookCommand is what Claude Code runs: one event on stdin, the decision on
@@ -19,6 +20,9 @@ func hookCommand(e *env) *cli.Command {
 				return usagef("hook takes at most one argument, the event name; got %d", c.NArg())
 			}
 			env := hooks.EnvFrom(e.getenv, e.stderr)
+			if c.Args().First() == hooks.SessionStart {
+				env.Notice = bootstrap.CheckVersion(e.getenv("CLAUDE_PLUGIN_ROOT"), version)
+			}
 			return hooks.Run(env, e.stdin, e.stdout, c.Args().First())
 		},
 	}
