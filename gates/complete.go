@@ -33,6 +33,12 @@ func (w *Workflow) postAgent(c *Call, env *Env) Outcome {
 			return o
 		}
 	} else if c.Status == "completed" {
+		if missingLine(l.Job, c.Text, w) {
+			// No SubagentStop was seen and the content lacks the line.
+			w.finish(l, "", Unrecognized, env, &o)
+			o.Changed = true
+			return o
+		}
 		text, have = c.Text, true
 	}
 	if have {
@@ -88,14 +94,26 @@ func (w *Workflow) subagentStop(c *Call, env *Env) Outcome {
 		o.log(Record{Type: RecError, AgentID: c.AgentID, AgentType: agent, Reason: "repeated completion of " + agent + " ignored (each agent completes once)"})
 		return o
 	}
+	if l == nil {
+		for _, p := range w.Pending {
+			if p.AgentID == c.AgentID {
+				o := Outcome{}
+				o.log(Record{Type: RecError, AgentID: c.AgentID, AgentType: agent, Reason: "repeated completion of " + agent + " ignored (each agent completes once)"})
+				return o
+			}
+		}
+	}
 	job := ""
 	if l != nil {
 		job = l.Job
 	} else if pending := w.unlinkedLaunch(agent); pending != nil {
 		job = pending.Job
 	} else {
-		// Not a launch orch-hook let through (e.g. before the workflow).
-		return Outcome{}
+		// A completion whose launch orch-hook never saw: its PreToolUse
+		// hook did not run (or ran before the workflow began).
+		o := Outcome{}
+		o.log(Record{Type: RecError, AgentID: c.AgentID, AgentType: agent, Reason: HealthPrefix + "completion of " + agent + " (" + c.AgentID + ") whose launch was never seen: its PreToolUse(Agent) hook did not run"})
+		return o
 	}
 	if o, blocked := w.owedLine(c, agent, job, env); blocked {
 		return o
@@ -426,3 +444,7 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// HealthPrefix marks log records that orch-hook status turns into hook
+// health warnings.
+const HealthPrefix = "health: "

@@ -347,6 +347,13 @@ func TestDriveTargets(t *testing.T) {
 				h := newHarness(t, tc.plan...)
 				h.fg = fg
 				h.to(tc.target)
+				seen := map[string]bool{}
+				for _, s := range h.w.Completed {
+					if seen[s] {
+						t.Errorf("completed_states %v lists %q twice", h.w.Completed, s)
+					}
+					seen[s] = true
+				}
 			})
 		}
 	}

@@ -160,6 +160,9 @@ func (w *Workflow) notification(c *Call, env *Env) Outcome {
 		status := firstMatch(reNotifyStatus, c.Prompt)
 		if status != "" && status != "completed" {
 			l.Status, l.Ended = Failed, env.Now
+			if l.Task > 0 && w.Tasks[l.Task] != nil && w.Tasks[l.Task].Status == Running {
+				w.Tasks[l.Task].Status = ""
+			}
 			o.Changed = true
 			o.Context = fmt.Sprintf("%s %s %s ended with status %q; relaunch it.", w.stepTag(), w.Current, l.Agent, status)
 			o.log(Record{Type: RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "ended: " + status})

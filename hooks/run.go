@@ -147,7 +147,7 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 	genv := func() *gates.Env {
 		return &gates.Env{Root: state.ResolvedRoot(store.Root), Files: files, Now: env.now(), StopCap: env.StopCap}
 	}
-	w, err := loadWorkflow(cp)
+	w, err := LoadWorkflow(cp)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -160,7 +160,7 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 	}
 	var out gates.Outcome
 	_, err = store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
-		w, err := loadWorkflow(cp)
+		w, err := LoadWorkflow(cp)
 		if err != nil {
 			return nil, err
 		}

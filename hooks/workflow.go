@@ -13,8 +13,8 @@ import (
 	"github.com/orch-hook/orch-hook/state"
 )
 
-// loadWorkflow reads the orchestrate runtime out of a checkpoint.
-func loadWorkflow(cp *state.Checkpoint) (*gates.Workflow, error) {
+// LoadWorkflow reads the orchestrate runtime out of a checkpoint.
+func LoadWorkflow(cp *state.Checkpoint) (*gates.Workflow, error) {
 	w, err := gates.DecodeWorkflow(cp.Workflow)
 	if err != nil {
 		return nil, &state.ValidationError{Field: "workflow", Problem: err.Error()}
@@ -207,7 +207,7 @@ func FollowUp(store *state.Store, kind, request string, now time.Time) (string, 
 		if cp.StateMachine.WorkflowConfig.Command != "orchestrate" {
 			return nil, fmt.Errorf("follow-up applies to the orchestrate workflow, not %s", cp.StateMachine.WorkflowConfig.Command)
 		}
-		w, err := loadWorkflow(cp)
+		w, err := LoadWorkflow(cp)
 		if err != nil {
 			return nil, err
 		}

@@ -244,3 +244,43 @@ func readEvents(path string, maxSerial uint64) ([]Event, LogReport, error) {
 	}
 	return events, rep, nil
 }
+
+// Tail returns the last n committed records of the log, oldest first,
+// reading backwards from the end: its cost depends on n, not on the size
+// of the log.
+func (s *Store) Tail(n int) ([]Event, error) {
+	max := ^uint64(0)
+	if cp, err := s.Load(); err == nil {
+		max = cp.Serial
+	}
+	f, err := os.Open(s.LogPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	end := fi.Size()
+	var out []Event
+	for end > 0 && len(out) < n {
+		start, line, err := lastLine(f, end)
+		if err != nil {
+			return nil, err
+		}
+		end = start
+		var ev Event
+		if len(line) == 0 || line[len(line)-1] != '\n' || json.Unmarshal(line, &ev) != nil || ev.Serial > max {
+			continue
+		}
+		out = append(out, ev)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}

@@ -886,6 +886,14 @@ func TestSymlinkedDirsRefused(t *testing.T) {
 	}
 }
 
+func TestStateDirNotADirectory(t *testing.T) {
+	s := tstOpen(t)
+	os.WriteFile(filepath.Dir(s.Dir), []byte("x"), 0o600)
+	if err := s.Create(tstCheckpoint("initialize")); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("Create with .orchestrator a file: %v", err)
+	}
+}
+
 func TestSymlinkedFilesNotFollowed(t *testing.T) {
 	victimContent := `{"time":"2025-01-01T00:00:00Z","serial":1,"type":"deny","reason":"outside"}` + "\n"
 	tests := []struct {
@@ -948,5 +956,81 @@ func TestSymlinkedFilesNotFollowed(t *testing.T) {
 				t.Error("the snapshot changed")
 			}
 		})
+	}
+}
+
+// Recovery reads the log backwards in chunks: records and torn tails of
+// every size around the chunk size are cut exactly.
+func TestRecoverAcrossChunks(t *testing.T) {
+	tests := []struct{ record, torn int }{
+		{10, 1}, {10, 8191}, {8190, 8192}, {8192, 8193}, {20000, 20000}, {100, 3 * 8192},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("record %d torn %d", tt.record, tt.torn), func(t *testing.T) {
+			s := tstCreate(t, "plan")
+			if err := s.Append(Event{Type: EventDeny, Reason: strings.Repeat("r", tt.record)}); err != nil {
+				t.Fatal(err)
+			}
+			clean := tstRead(t, s.LogPath())
+			f, _ := os.OpenFile(s.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(`{"time":"2025-01-01T00:00:00Z","serial":1,"type":"deny","reason":"` + strings.Repeat("t", tt.torn))
+			f.Close()
+			tornLen := len(tstRead(t, s.LogPath())) - len(clean)
+			if _, err := s.Update(func(*Checkpoint) ([]Event, error) { return nil, ErrNoChange }); err != nil {
+				t.Fatal(err)
+			}
+			after := tstRead(t, s.LogPath())
+			if !strings.HasPrefix(string(after), string(clean)) {
+				t.Fatal("complete records were cut")
+			}
+			evs := tstLogEvents(t, s)
+			if len(evs) != 3 || evs[1].Reason != strings.Repeat("r", tt.record) {
+				t.Fatalf("%d records after recovery", len(evs))
+			}
+			if r := evs[2]; r.Type != EventRecover || !strings.Contains(r.Reason, fmt.Sprintf("(%d bytes)", tornLen)) {
+				t.Errorf("recover event %+v, want %d torn bytes", r, tornLen)
+			}
+		})
+	}
+	t.Run("the whole log is one torn line", func(t *testing.T) {
+		s := tstCreate(t, "plan")
+		os.WriteFile(s.LogPath(), []byte(`{"time":"2025-01-01T00:00:00Z","ser`), 0o600)
+		if err := s.Append(Event{Type: EventDeny}); err != nil {
+			t.Fatal(err)
+		}
+		evs := tstLogEvents(t, s)
+		if len(evs) != 2 || evs[0].Type != EventRecover || evs[1].Type != EventDeny {
+			t.Errorf("log %+v", evs)
+		}
+	})
+}
+
+// A crashed batch leaves several records past the snapshot: all are cut.
+func TestRecoverUncommittedBatch(t *testing.T) {
+	s := tstCreate(t, "plan")
+	snap := tstRead(t, s.CheckpointPath())
+	before := tstRead(t, s.LogPath())
+	_, err := s.Update(func(cp *Checkpoint) ([]Event, error) {
+		cp.StateMachine.CurrentState = "implement"
+		return []Event{{Type: EventAgentLaunch}, {Type: EventUpdate}, {Type: EventTransition}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The writer "died" before its rename: the old snapshot is back.
+	os.WriteFile(s.CheckpointPath(), snap, 0o600)
+	if evs, _, _ := s.Events(); len(evs) != 1 {
+		t.Errorf("Events shows %d records, want the committed one", len(evs))
+	}
+	if err := s.Append(Event{Type: EventDeny}); err != nil {
+		t.Fatal(err)
+	}
+	after := tstRead(t, s.LogPath())
+	if !strings.HasPrefix(string(after), string(before)) {
+		t.Fatal("committed records changed")
+	}
+	evs := tstLogEvents(t, s)
+	if len(evs) != 3 || evs[1].Type != EventRecover || !strings.Contains(evs[1].Reason, "3 uncommitted record(s)") || evs[2].Serial != 1 {
+		t.Errorf("log after recovery %+v", evs)
 	}
 }

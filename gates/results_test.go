@@ -1,0 +1,125 @@
+package gates
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestFindResult(t *testing.T) {
+	gate := OwedLines(JobGate)
+	cases := []struct {
+		text  string
+		forms []string
+		want  string
+	}{
+		{"PHASE GATE STATUS: PASS", gate, LineGatePass},
+		{"report\n\n  PHASE GATE STATUS: FAIL  \n", gate, LineGateFail},
+		{"**PHASE GATE STATUS: PASS**", gate, LineGatePass},
+		{"**PHASE GATE STATUS:** `PASS`", gate, LineGatePass},
+		{"`PHASE GATE STATUS: PASS`", gate, LineGatePass},
+		{"## PHASE GATE STATUS: PASS", gate, LineGatePass},
+		{"### **PHASE GATE STATUS: FAIL** ###", gate, LineGateFail},
+		{"\tphase gate status:   pass\r", gate, LineGatePass},
+		{"PHASE GATE STATUS: PASS\nPHASE GATE STATUS: FAIL", gate, LineGateFail},
+		{"PHASE GATE STATUS: FAIL\nPHASE GATE STATUS: PASS\nthanks", gate, LineGatePass},
+		{"PHASE GATE STATUS: PASS (mostly)", gate, ""},
+		{"- PHASE GATE STATUS: PASS", gate, ""},
+		{"The PHASE GATE STATUS: PASS is what I would say", gate, ""},
+		{"UX/DX STATUS: PASS", gate, ""},
+		{"UX/DX STATUS: FAIL", OwedLines(JobUXDX), LineUXFail},
+		{"REQUIREMENTS_CLEAR", OwedLines(JobClarify), LineClear},
+		{"**QUESTIONS_NEEDED**\n1. Which DB?", OwedLines(JobClarify), LineQuestions},
+		{"DISCOVERY_NEEDED", OwedLines(JobClarify), LineDiscovery},
+		{"IMPLEMENTATION STATUS: BLOCKED", OwedLines(JobFix), LineImplBlocked},
+		{"`FAILURE_ANALYSIS: COMPLETE`", OwedLines(JobAnalysis), LineAnalysis},
+		{"# SUCCESS_EXTRACTION: COMPLETE", OwedLines(JobExtraction), LineExtraction},
+		{"", gate, ""},
+	}
+	for _, tc := range cases {
+		if got := FindResult(tc.text, tc.forms); got != tc.want {
+			t.Errorf("FindResult(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestFailingTasks(t *testing.T) {
+	cases := []struct {
+		text string
+		want []int
+	}{
+		{"FAILING TASKS: 02, 05", []int{2, 5}},
+		{"**FAILING TASKS:** Task 02, Task 05", []int{2, 5}},
+		{"`FAILING TASKS: 3`", []int{3}},
+		{"FAILING TASKS: 01\nlater\nFAILING TASKS: 04", []int{4}},
+		{"## failing tasks: 7", []int{7}},
+		{"no such line", nil},
+		{"The FAILING TASKS: 02 are", nil},
+	}
+	for _, tc := range cases {
+		if got := FailingTasks(tc.text); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("FailingTasks(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestTaskOfPrompt(t *testing.T) {
+	cases := []struct {
+		prompt string
+		want   int
+	}{
+		{"Task 03: implement the form", 3},
+		{"Task 3 - implement", 3},
+		{"task 003", 3},
+		{"Task #12: x", 12},
+		{"**Task 02**: x", 2},
+		{"  \n# Task 05\nbody", 5},
+		{"> Task 07 quoted", 7},
+		{"Task 02: like Task 01; then Task 03", 2},
+		{"Implement Task 02", 0},
+		{"Tasks 01 and 02", 0},
+		{"", 0},
+	}
+	for _, tc := range cases {
+		if got := TaskOfPrompt(tc.prompt); got != tc.want {
+			t.Errorf("TaskOfPrompt(%q) = %d, want %d", tc.prompt, got, tc.want)
+		}
+	}
+}
+
+func TestOwedLines(t *testing.T) {
+	cases := map[string][]string{
+		JobClarify:    {LineClear, LineQuestions, LineDiscovery},
+		JobGate:       {LineGatePass, LineGateFail},
+		JobFinal:      {LineGatePass, LineGateFail},
+		JobUXDX:       {LineUXPass, LineUXFail},
+		JobImplement:  {LineImplComplete, LineImplBlocked},
+		JobFix:        {LineImplComplete, LineImplBlocked},
+		JobAnalysis:   {LineAnalysis},
+		JobExtraction: {LineExtraction},
+		JobDiscovery:  nil,
+		JobPlan:       nil,
+		JobPhase:      nil,
+		JobReadOnly:   nil,
+	}
+	for job, want := range cases {
+		if got := OwedLines(job); !reflect.DeepEqual(got, want) {
+			t.Errorf("OwedLines(%q) = %v, want %v", job, got, want)
+		}
+	}
+}
+
+func TestSummaryOfAndWithoutLines(t *testing.T) {
+	text := "\n## **Build is red**\nFAILING TASKS: 02\nPHASE GATE STATUS: FAIL"
+	if got := summaryOf(text, LineGateFail); got != "Build is red" {
+		t.Errorf("summaryOf = %q", got)
+	}
+	if got := summaryOf("PHASE GATE STATUS: FAIL\nFAILING TASKS: 01", LineGateFail); got != "" {
+		t.Errorf("summaryOf = %q", got)
+	}
+	if got := withoutLines("cause\n**FAILURE_ANALYSIS: COMPLETE**\nmore", LineAnalysis); got != "cause\nmore" {
+		t.Errorf("withoutLines = %q", got)
+	}
+	if got := clip("héllo wörld", 5); got != "héll…" {
+		t.Errorf("clip = %q", got)
+	}
+}

@@ -1,0 +1,168 @@
+package gates
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStateDirIsOffLimits(t *testing.T) {
+	h := driveTo(t, S4a)
+	r := h.launch(Implementer, implPrompt(1))
+	state := testRoot + "/.orchestrator/state/checkpoint.json"
+	for _, c := range []*Call{
+		writeCall(state, "{}"),
+		editCall(state, "a", "b"),
+		{Event: "PreToolUse", Tool: "NotebookEdit", Path: testRoot + "/.orchestrator/state/x.ipynb", Write: &FileWrite{Notebook: true}},
+		by(writeCall(state, "{}"), r.agentID, Implementer),
+		writeCall(testRoot+"/.orchestrator/state", "x"),
+	} {
+		o := h.do(c)
+		wantDeny(t, o, 0, "is orch-hook's state; no agent writes there. Use `orch-hook status` to read it.")
+	}
+	wantDeny(t, h.do(bashCall("echo {} > .orchestrator/state/checkpoint.json")), 0, "commands touching .orchestrator/state are not allowed")
+	// Other files under .orchestrator are free.
+	wantAllow(t, h.do(writeCall(testRoot+"/.orchestrator/notes.md", "notes")))
+	wantAllow(t, h.do(writeCall(testRoot+"/.orchestrator/statements.md", "not the state dir")))
+}
+
+func TestWritesOutsideTheProject(t *testing.T) {
+	h := driveTo(t, S4a)
+	r := h.launch(Implementer, implPrompt(1))
+	for _, p := range []string{"/etc/passwd", "/home/user/project-other/x.go", "/home/user/x.go", ""} {
+		o := h.do(by(writeCall(p, "x"), r.agentID, Implementer))
+		wantDeny(t, o, 0, "is outside the project (/home/user/project); while a workflow is active, files are written only inside it.")
+	}
+}
+
+func TestProjectFileWrites(t *testing.T) {
+	file := testRoot + "/src/a.go"
+	t.Run("a code-implementer in flight in 4a", func(t *testing.T) {
+		h := driveTo(t, S4a)
+		r := h.launch(Implementer, implPrompt(1))
+		wantAllow(t, h.do(by(writeCall(file, "package src"), r.agentID, Implementer)))
+		wantAllow(t, h.do(by(editCall(file, "a", "b"), r.agentID, Implementer)))
+		nb := by(&Call{Event: "PreToolUse", Tool: "NotebookEdit", Path: testRoot + "/nb.ipynb", Write: &FileWrite{Notebook: true}}, r.agentID, Implementer)
+		wantAllow(t, h.do(nb))
+		r.finish(implComplete)
+		// Once returned, it writes no more.
+		wantDeny(t, h.do(by(writeCall(file, "late"), r.agentID, Implementer)), 0, "orch-hook:code-implementer may not edit src/a.go now: only a code-implementer launched for a task in 4a or F2 writes project files.")
+	})
+	t.Run("a foreground code-implementer not tied yet", func(t *testing.T) {
+		h := driveTo(t, S4a)
+		h.fg = true
+		r := h.launch(Implementer, implPrompt(1))
+		wantAllow(t, h.do(by(writeCall(file, "x"), r.agentID, Implementer)))
+	})
+	t.Run("in F2", func(t *testing.T) {
+		h := driveTo(t, SF2)
+		r := h.launch(Implementer, implPrompt(2))
+		wantAllow(t, h.do(by(writeCall(file, "fix"), r.agentID, Implementer)))
+	})
+	t.Run("the main thread", func(t *testing.T) {
+		for _, tc := range []struct {
+			target string
+			gate   int
+		}{{S0a, 0}, {S2, 0}, {S4a, 0}, {S4b, 1}, {SF1, 3}, {SF2, 3}, {S4c, 0}, {S5a, 0}, {S6, 0}, {escalatedFix, 0}} {
+			h := driveTo(t, tc.target)
+			o := h.do(writeCall(file, "x"))
+			wantDeny(t, o, tc.gate, "the orchestrator may not edit src/a.go now", "Delegate the change to code-implementer.")
+		}
+	})
+	t.Run("other agents", func(t *testing.T) {
+		h := driveTo(t, S4b)
+		r := h.launch(Quality, "Gate")
+		o := h.do(by(writeCall(file, "x"), r.agentID, Quality))
+		wantDeny(t, o, 1, "orch-hook:code-quality may not edit src/a.go now")
+		if strings.Contains(o.Reason, "Delegate") {
+			t.Error("a subagent is told to delegate")
+		}
+		h = driveTo(t, S4a)
+		h.launch(Implementer, implPrompt(1))
+		ex := writeCall(file, "x")
+		ex.AgentID, ex.AgentType = "a-explore", "Explore"
+		wantDeny(t, h.do(ex), 0, "Explore may not edit src/a.go now")
+	})
+	t.Run("nothing is gated once complete", func(t *testing.T) {
+		h := driveTo(t, Complete)
+		wantAllow(t, h.do(writeCall(file, "x")))
+	})
+}
+
+func TestFailureAnalysisWrites(t *testing.T) {
+	h := driveTo(t, SF1, twoPhases(true)...)
+	wantDeny(t, h.writeFile(writeCall(tasksPath(taskFileName(2)), "x")), 3, "task-02-step.md may change in F1 only by task-planner's FAILURE_ANALYSIS.")
+	r := h.launch(Planner, "FAILURE_ANALYSIS")
+	updated := taskText(task{N: 2, Files: []string{"b.go", "b_test.go"}}) + "\n## Fix instructions\nHandle the empty case.\n"
+	wantAllow(t, r.write(taskFileName(2), updated))
+	if len(ChangedFiles(h.w.PlanHashes, HashPlanFiles(h.files))) != 0 {
+		t.Error("the allowed change's hash was not recorded")
+	}
+	wantDeny(t, r.write(MasterPlan, string(h.files[MasterPlan])+"\n"), 3, "FAILURE_ANALYSIS may update task files only, not MASTER_PLAN.md.")
+	flip := strings.Replace(taskText(task{N: 4, Files: []string{"d.go"}, UX: true}), "requires_ux_dx_review: true", "requires_ux_dx_review: false", 1)
+	wantDeny(t, r.write(taskFileName(4), flip), 3, "task-04-step.md: requires_ux_dx_review was fixed at approval and may not change.")
+	nb := by(&Call{Event: "PreToolUse", Tool: "NotebookEdit", Path: tasksPath(taskFileName(2)), Write: &FileWrite{Notebook: true}}, r.agentID, Planner)
+	wantDeny(t, h.do(nb), 0, "task-02-step.md may only be changed with Write or Edit.")
+	r.finish("Root cause found.\n" + LineAnalysis)
+	h.expect(SF2)
+	wantDeny(t, h.writeFile(by(writeCall(tasksPath(taskFileName(2)), "late"), r.agentID, Planner)), 3, "task-02-step.md may not change at step F2.")
+}
+
+func TestPlanFilesAtOtherSteps(t *testing.T) {
+	for _, tc := range []struct {
+		target string
+		gate   int
+	}{{S0a, 0}, {S3, 0}, {S4a, 0}, {S4b, 1}, {S5a, 0}, {S6, 0}, {escalatedFix, 0}} {
+		h := driveTo(t, tc.target)
+		o := h.writeFile(writeCall(tasksPath(MasterPlan), "# Plan\n"))
+		wantDeny(t, o, tc.gate, "MASTER_PLAN.md may not change at step "+h.w.Current+".")
+	}
+}
+
+func TestPlanTampering(t *testing.T) {
+	cases := []struct {
+		name   string
+		tamper func(f PlanFiles)
+		files  string
+	}{
+		{"ticking another phase through Bash", func(f PlanFiles) { f[MasterPlan] = []byte(tickText(string(f[MasterPlan]), 4)) }, "MASTER_PLAN.md"},
+		{"editing a UX/DX flag through Bash", func(f PlanFiles) {
+			f[taskFileName(4)] = []byte(strings.Replace(string(f[taskFileName(4)]), "false", "true", 1))
+		}, "task-04-step.md"},
+		{"a new file", func(f PlanFiles) { f["task-09-extra.md"] = []byte("# Task 09") }, "task-09-extra.md"},
+		{"a deleted file", func(f PlanFiles) { delete(f, taskFileName(5)) }, "task-05-step.md"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := driveTo(t, S4a)
+			saved := copyFiles(h.files)
+			tc.tamper(h.files)
+			o := h.start(Implementer, implPrompt(1)).launch
+			wantDeny(t, o, 0, "the plan changed outside orch-hook (not through an allowed Write/Edit): "+tc.files+" under .orchestrator/tasks. Progress is blocked until the change is reverted")
+			if len(h.w.InFlight()) != 0 {
+				t.Fatal("a launch went through")
+			}
+			// Reverted: progress again.
+			h.files = saved
+			wantAllow(t, h.start(Implementer, implPrompt(1)).launch)
+		})
+	}
+	t.Run("plan writes are blocked too", func(t *testing.T) {
+		h := driveTo(t, S4c)
+		h.files[taskFileName(5)] = []byte("changed by sed")
+		wantDeny(t, h.tick(), 0, "the plan changed outside orch-hook", "task-05-step.md")
+		h.expect(S4c)
+	})
+	t.Run("not checked while planning", func(t *testing.T) {
+		h := driveTo(t, S3)
+		h.user("/orch-hook:request-changes smaller")
+		h.files["scratch.md"] = []byte("the planner's notes, written through Bash")
+		wantAllow(t, h.start(Planner, "Revise").launch)
+	})
+	t.Run("the hash follows every allowed change", func(t *testing.T) {
+		h := driveTo(t, S4c)
+		h.tick(1)
+		h.tick(2, 3)
+		h.expect(S4a)
+		wantAllow(t, h.start(Implementer, implPrompt(4)).launch)
+	})
+}

@@ -1,0 +1,321 @@
+// Package status builds what `orch-hook status` shows: the workflow, where
+// it stands on the phase flow, the plan, counters against their limits,
+// agents in flight, what is allowed and forbidden now, recent denials and
+// transitions, and hook health. Report is the stable --json schema; Text
+// draws it for people.
+package status
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/state"
+)
+
+// Schema names the JSON schema; it changes only when a field's meaning does.
+const Schema = "orch-hook.status/1"
+
+// StaleAfter: no hook event for this long while agents are in flight is a
+// health warning.
+const StaleAfter = 10 * time.Minute
+
+// Report is `orch-hook status --json`.
+type Report struct {
+	Schema   string    `json:"schema"`
+	Now      time.Time `json:"now"`
+	Active   bool      `json:"active"`
+	Project  string    `json:"project"`
+	StateDir string    `json:"state_dir"`
+
+	Workflow *WorkflowInfo `json:"workflow,omitempty"`
+	Plan     *PlanInfo     `json:"plan,omitempty"`
+	Counters []Counter     `json:"counters,omitempty"`
+	Agents   *AgentsInfo   `json:"agents,omitempty"`
+	Next     string        `json:"next,omitempty"`
+	// Permissions: each workflow agent's launch and Stop, allowed or not.
+	Permissions []gates.Permission `json:"permissions,omitempty"`
+	Recent      *RecentInfo        `json:"recent,omitempty"`
+	Health      *HealthInfo        `json:"health,omitempty"`
+	Escalation  *gates.Escalation  `json:"escalation,omitempty"`
+	KnownIssues []string           `json:"known_issues,omitempty"`
+}
+
+// WorkflowInfo is the workflow's identity and step.
+type WorkflowInfo struct {
+	Command         string    `json:"command"`
+	Request         string    `json:"request"`
+	State           string    `json:"state"`
+	CompletedStates []string  `json:"completed_states"`
+	WaitingOn       string    `json:"waiting_on,omitempty"`
+	Forced          string    `json:"forced,omitempty"`
+	OwnerSession    string    `json:"owner_session,omitempty"`
+	Where           string    `json:"where"`
+	StartedAt       time.Time `json:"started_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+	Serial          uint64    `json:"serial"`
+	Lineage         string    `json:"lineage"`
+}
+
+// PlanInfo is the plan as snapshotted, with each task's state.
+type PlanInfo struct {
+	Phase    int         `json:"phase"`
+	Awaiting string      `json:"awaiting_phase,omitempty"`
+	Phases   []PhaseInfo `json:"phases"`
+}
+
+// PhaseInfo is one phase.
+type PhaseInfo struct {
+	Number  int        `json:"number"`
+	Title   string     `json:"title"`
+	Current bool       `json:"current"`
+	Tasks   []TaskInfo `json:"tasks"`
+}
+
+// TaskInfo is one task: checked in MASTER_PLAN.md, and its run in the
+// current step (running, complete, blocked, returned; "" when not started).
+type TaskInfo struct {
+	Number  int    `json:"number"`
+	Title   string `json:"title"`
+	Checked bool   `json:"checked"`
+	Status  string `json:"status,omitempty"`
+	Failing bool   `json:"failing,omitempty"`
+}
+
+// Counter is a counter against its limit.
+type Counter struct {
+	Name  string `json:"name"`
+	Value int    `json:"value"`
+	Limit int    `json:"limit"`
+}
+
+// AgentsInfo lists launches in flight and stale ones.
+type AgentsInfo struct {
+	InFlight []AgentInfo `json:"in_flight"`
+	Stale    []AgentInfo `json:"stale"`
+}
+
+// AgentInfo is one launch.
+type AgentInfo struct {
+	Agent      string    `json:"agent"`
+	Job        string    `json:"job"`
+	Task       int       `json:"task,omitempty"`
+	ToolUseID  string    `json:"tool_use_id"`
+	AgentID    string    `json:"agent_id,omitempty"`
+	Background bool      `json:"background"`
+	StartedAt  time.Time `json:"started_at"`
+	Seconds    int64     `json:"seconds"`
+}
+
+// RecentInfo is the last denials and transitions, newest last.
+type RecentInfo struct {
+	Denials     []state.Event `json:"denials"`
+	Transitions []state.Event `json:"transitions"`
+}
+
+// HealthInfo is when each hook event was last seen, and what looks wrong.
+type HealthInfo struct {
+	LastSeen map[string]time.Time `json:"last_seen"`
+	Warnings []Warning            `json:"warnings"`
+}
+
+// Warning is a hook health problem and what to check.
+type Warning struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	Check   string `json:"check"`
+}
+
+// recentN is how many denials and transitions status shows.
+const recentN = 5
+
+// tailEvents bounds how much of the log status reads (from the end).
+const tailEvents = 400
+
+// Build reads the project's state and assembles the report.
+func Build(store *state.Store, now time.Time) (*Report, error) {
+	r := &Report{Schema: Schema, Now: now.UTC(), Project: store.Root, StateDir: store.Dir}
+	cp, err := store.Load()
+	if errors.Is(err, state.ErrNoState) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Active = !cp.Finished()
+	sm := cp.StateMachine
+	r.Workflow = &WorkflowInfo{
+		Command: sm.WorkflowConfig.Command, Request: sm.WorkflowConfig.Description,
+		State: sm.CurrentState, CompletedStates: sm.CompletedStates,
+		StartedAt: cp.Metadata.CreatedAt, UpdatedAt: cp.Metadata.UpdatedAt,
+		Serial: cp.Serial, Lineage: cp.Lineage, Where: "step " + sm.CurrentState,
+	}
+	events, err := store.Tail(tailEvents)
+	if err != nil {
+		return nil, err
+	}
+	r.Recent = recent(events)
+	if sm.WorkflowConfig.Command != "orchestrate" {
+		return r, nil
+	}
+	w, err := hooks.LoadWorkflow(cp)
+	if err != nil {
+		return nil, err
+	}
+	files, _ := state.ReadDirFiles(store.Root, gates.TasksDir)
+	env := &gates.Env{Root: store.Root, Files: files, Now: now}
+	r.Workflow.Request = w.Request
+	r.Workflow.WaitingOn = w.WaitingOn
+	r.Workflow.Forced = w.Forced
+	r.Workflow.OwnerSession = w.Owner
+	r.Workflow.Where = w.Where()
+	r.Next = w.Next(env)
+	r.Plan = planInfo(w, files)
+	r.Counters = []Counter{
+		{"clarification rounds", w.Rounds, gates.MaxRounds},
+		{"discovery", w.Discovery, gates.MaxDiscovery},
+		{"fix iterations", w.FixIterations, gates.MaxFixIterations},
+		{"final-validation failures", w.FinalFailures, gates.MaxFinalFailures},
+		{"consecutive Stop blocks", w.StopBlocks, gates.DefaultStopCap},
+	}
+	r.Agents = &AgentsInfo{InFlight: []AgentInfo{}, Stale: []AgentInfo{}}
+	for _, l := range w.Launches {
+		a := AgentInfo{Agent: l.Agent, Job: l.Job, Task: l.Task, ToolUseID: l.ToolUseID, AgentID: l.AgentID, Background: l.Background, StartedAt: l.Started, Seconds: int64(now.Sub(l.Started).Seconds())}
+		switch l.Status {
+		case gates.Running:
+			r.Agents.InFlight = append(r.Agents.InFlight, a)
+		case gates.Stale:
+			a.Seconds = int64(l.Ended.Sub(l.Started).Seconds())
+			r.Agents.Stale = append(r.Agents.Stale, a)
+		}
+	}
+	r.Permissions = w.Permissions(env)
+	r.Escalation = w.Escalation
+	r.KnownIssues = w.KnownIssues
+	r.Health = health(store, events, r, now)
+	return r, nil
+}
+
+func recent(events []state.Event) *RecentInfo {
+	ri := &RecentInfo{Denials: []state.Event{}, Transitions: []state.Event{}}
+	for i := len(events) - 1; i >= 0; i-- {
+		ev := events[i]
+		ev.Checkpoint = nil
+		switch ev.Type {
+		case state.EventDeny:
+			if len(ri.Denials) < recentN {
+				ri.Denials = append([]state.Event{ev}, ri.Denials...)
+			}
+		case state.EventTransition, state.EventStart, state.EventUserDecision:
+			if len(ri.Transitions) < recentN {
+				ri.Transitions = append([]state.Event{ev}, ri.Transitions...)
+			}
+		}
+	}
+	return ri
+}
+
+func planInfo(w *gates.Workflow, files gates.PlanFiles) *PlanInfo {
+	if w.Plan == nil {
+		return nil
+	}
+	checked := map[int]bool{}
+	p := gates.ParsePlan(files)
+	for _, ph := range p.Phases {
+		for _, t := range ph.Tasks {
+			checked[t.Number] = t.Checked
+		}
+	}
+	pi := &PlanInfo{Phase: w.Phase, Awaiting: w.Awaiting}
+	for _, ph := range w.Plan.Phases {
+		info := PhaseInfo{Number: ph.Number, Title: ph.Title, Current: ph.Number == w.Phase, Tasks: []TaskInfo{}}
+		for _, t := range ph.Tasks {
+			ti := TaskInfo{Number: t.Number, Title: t.Title, Checked: checked[t.Number]}
+			if info.Current {
+				if tr := w.Tasks[t.Number]; tr != nil {
+					ti.Status = tr.Status
+				}
+				for _, f := range w.FailingTasks {
+					ti.Failing = ti.Failing || f == t.Number
+				}
+			}
+			info.Tasks = append(info.Tasks, ti)
+		}
+		pi.Phases = append(pi.Phases, info)
+	}
+	return pi
+}
+
+// health turns the timestamps and the log into warnings.
+func health(store *state.Store, events []state.Event, r *Report, now time.Time) *HealthInfo {
+	h := &HealthInfo{LastSeen: store.Health(), Warnings: []Warning{}}
+	for _, ev := range events {
+		if ev.Type == state.EventError && strings.HasPrefix(ev.Reason, gates.HealthPrefix) {
+			h.Warnings = append(h.Warnings, Warning{
+				Kind:    "completion-without-launch",
+				Message: strings.TrimPrefix(ev.Reason, gates.HealthPrefix),
+				Check:   "the PreToolUse hook must match Agent|Task (hooks/hooks.json or .claude/settings.json); run `orch-hook doctor`",
+			})
+		}
+	}
+	for _, a := range r.Agents.Stale {
+		h.Warnings = append(h.Warnings, Warning{
+			Kind:    "stale-launch",
+			Message: fmt.Sprintf("%s%s (%s) was no longer running at a Stop and never completed", a.Agent, taskSuffix(a.Task), a.ToolUseID),
+			Check:   "its SubagentStop hook did not run, or the agent was killed; relaunch it if needed, and /orch-hook:resolve clear-stale to forget it",
+		})
+	}
+	if len(r.Agents.InFlight) > 0 {
+		var last time.Time
+		for _, t := range h.LastSeen {
+			if t.After(last) {
+				last = t
+			}
+		}
+		if last.IsZero() || now.Sub(last) > StaleAfter {
+			since := "ever"
+			if !last.IsZero() {
+				since = "for " + Duration(now.Sub(last))
+			}
+			h.Warnings = append(h.Warnings, Warning{
+				Kind:    "hooks-silent",
+				Message: fmt.Sprintf("no hook event seen %s while %d agent(s) are in flight", since, len(r.Agents.InFlight)),
+				Check:   "are the hooks installed and running? `orch-hook doctor`; a session started with hooks disabled, or another Claude Code project directory, gates nothing",
+			})
+		}
+	}
+	return h
+}
+
+func taskSuffix(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (Task %02d)", n)
+}
+
+// Duration prints a duration for people: 45s, 3m12s, 2h05m.
+func Duration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// healthNames sorts health keys: main-thread events first.
+func healthNames(m map[string]time.Time) []string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,257 @@
+package status
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// style colours text on a terminal and is a no-op otherwise.
+type style struct{ on bool }
+
+func (s style) wrap(code, text string) string {
+	if !s.on {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+func (s style) bold(t string) string   { return s.wrap("1", t) }
+func (s style) dim(t string) string    { return s.wrap("2", t) }
+func (s style) red(t string) string    { return s.wrap("31", t) }
+func (s style) green(t string) string  { return s.wrap("32", t) }
+func (s style) yellow(t string) string { return s.wrap("33", t) }
+func (s style) cyan(t string) string   { return s.wrap("36", t) }
+func (s style) current(t string) string {
+	return s.wrap("1;7", t)
+}
+
+// flow is seed 004's compact phase flow ("Phase Flow Summary"), extended
+// with the implementation loop's steps and escalation. Each {state} marks
+// the place where that state is drawn; Text marks the current one.
+var flow = []string{
+	`{0a} ─┬─ CLEAR ─────────────────────────────────► {2} ──► {3} approval ──► 4a`,
+	`      ├─ QUESTIONS ──► 0a (3 rounds in all)`,
+	`      └─ DISCOVERY ──► {1} ──► {0b} ─┬─ CLEAR ──────► 2`,
+	`                                     ├─ QUESTIONS ──► 0b`,
+	`                                     └─ DISCOVERY ──► 1 (2 in all)`,
+	`{4a} ──► {4b} ─┬─ PASS ──► {4c} ─┬─► 4a (next phase)`,
+	`               │                 └─► 5a (all phases done)`,
+	`               └─ FAIL ──► {F1} ──► {F2} ──► 4b   (3rd FAIL ──► {escalated})`,
+	`{5a} ─┬─ PASS + UX/DX ──► {5b} ─┬─ PASS ──► {6} ──► {complete}`,
+	`      ├─ PASS ──────────────────┘`,
+	`      └─ FAIL ──► 4a (fix phase)     5b FAIL ──► 4a (fix phase; 3rd ──► escalated)`,
+}
+
+// drawFlow renders the flow with the current state marked "[4a]" (and
+// highlighted on a terminal).
+func drawFlow(current string, s style) []string {
+	out := make([]string, 0, len(flow))
+	for _, line := range flow {
+		var b strings.Builder
+		for {
+			i := strings.Index(line, "{")
+			if i < 0 {
+				b.WriteString(line)
+				break
+			}
+			j := strings.Index(line[i:], "}")
+			name := line[i+1 : i+j]
+			b.WriteString(line[:i])
+			// The braces' two columns are kept, so the drawing stays aligned.
+			if name == current {
+				b.WriteString(s.current("[" + name + "]"))
+			} else {
+				b.WriteString(" " + name + " ")
+			}
+			line = line[i+j+1:]
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// Text draws the report for people on one screen.
+func Text(w io.Writer, r *Report, color bool) {
+	s := style{on: color}
+	if r.Workflow == nil {
+		fmt.Fprintf(w, "No workflow is active in %s.\nStart one in Claude Code with /orch-hook:orchestrate <request>.\n", r.Project)
+		return
+	}
+	wf := r.Workflow
+	fmt.Fprintf(w, "%s %s workflow: %s\n", s.bold("orch-hook"), wf.Command, s.bold(clip(oneLine(wf.Request), 90)))
+	age := Duration(r.Now.Sub(wf.StartedAt))
+	owner := ""
+	if wf.OwnerSession != "" {
+		owner = " · session " + clip(wf.OwnerSession, 8)
+	}
+	fmt.Fprintf(w, "%s\n", s.dim(fmt.Sprintf("started %s ago · updated %s ago%s · serial %d", age, Duration(r.Now.Sub(wf.UpdatedAt)), owner, wf.Serial)))
+
+	switch wf.State {
+	case "complete", "aborted":
+		fmt.Fprintf(w, "\nState: %s (finished; nothing is gated)\n", s.bold(wf.State))
+	default:
+		fmt.Fprintf(w, "\nNow:  %s", s.bold(wf.Where))
+		if wf.WaitingOn != "" {
+			fmt.Fprintf(w, "  %s", s.yellow("(waiting for the user: "+wf.WaitingOn+")"))
+		}
+		fmt.Fprintln(w)
+		if r.Next != "" {
+			fmt.Fprintf(w, "Next: %s\n", s.cyan(r.Next))
+		}
+	}
+	if wf.Command != "orchestrate" {
+		fmt.Fprintf(w, "Completed: %s\n", strings.Join(wf.CompletedStates, ", "))
+		writeRecent(w, r, s)
+		return
+	}
+	fmt.Fprintln(w)
+	for _, line := range drawFlow(wf.State, s) {
+		fmt.Fprintln(w, "  "+line)
+	}
+
+	if p := r.Plan; p != nil {
+		fmt.Fprintln(w)
+		for _, ph := range p.Phases {
+			title := fmt.Sprintf("Phase %d of %d: %s", ph.Number, len(p.Phases), ph.Title)
+			if ph.Current {
+				title = s.bold(title + "  ◀ current")
+			}
+			fmt.Fprintln(w, title)
+			for _, t := range ph.Tasks {
+				box := "[ ]"
+				if t.Checked {
+					box = s.green("[x]")
+				}
+				status := t.Status
+				switch {
+				case t.Failing && status != "complete":
+					status = s.red("failing")
+				case status == "running":
+					status = s.cyan("running")
+				case status == "complete":
+					status = s.green("complete")
+				case status == "blocked":
+					status = s.yellow("blocked")
+				}
+				fmt.Fprintf(w, "  %s Task %02d: %-40s %s\n", box, t.Number, clip(t.Title, 40), status)
+			}
+		}
+		if p.Awaiting != "" {
+			fmt.Fprintf(w, "  %s\n", s.yellow("waiting for a "+p.Awaiting+" phase to be appended to MASTER_PLAN.md"))
+		}
+	}
+
+	fmt.Fprintln(w)
+	var parts []string
+	for _, c := range r.Counters {
+		txt := fmt.Sprintf("%s %d/%d", c.Name, c.Value, c.Limit)
+		if c.Value >= c.Limit {
+			txt = s.red(txt)
+		} else if c.Value > 0 {
+			txt = s.yellow(txt)
+		}
+		parts = append(parts, txt)
+	}
+	fmt.Fprintf(w, "Counters: %s\n", strings.Join(parts, " · "))
+
+	if a := r.Agents; a != nil {
+		if len(a.InFlight) == 0 {
+			fmt.Fprintln(w, "Agents in flight: none")
+		} else {
+			fmt.Fprintln(w, "Agents in flight:")
+			for _, l := range a.InFlight {
+				mode := "foreground"
+				if l.Background {
+					mode = "background"
+				}
+				fmt.Fprintf(w, "  %s%s  %s, %s, for %s\n", s.cyan(l.Agent), taskSuffix(l.Task), l.Job, mode, Duration(r.Now.Sub(l.StartedAt)))
+			}
+		}
+		for _, l := range a.Stale {
+			fmt.Fprintf(w, "  %s %s%s (%s): launched, never completed\n", s.yellow("stale:"), l.Agent, taskSuffix(l.Task), l.ToolUseID)
+		}
+	}
+
+	if len(r.Permissions) > 0 && wf.State != "complete" && wf.State != "aborted" {
+		var allowed, forbidden []string
+		for _, p := range r.Permissions {
+			if p.Allowed {
+				allowed = append(allowed, p.Action)
+				continue
+			}
+			gate := ""
+			if p.Gate > 0 {
+				gate = fmt.Sprintf("[Gate %d] ", p.Gate)
+			}
+			forbidden = append(forbidden, fmt.Sprintf("  %s %s%s", s.red("✗"), gate, clip(p.Action+": "+p.Why, 110)))
+		}
+		fmt.Fprintf(w, "Allowed now: %s\n", s.green(orNone(strings.Join(allowed, "; "))))
+		if len(forbidden) > 0 {
+			fmt.Fprintln(w, "Forbidden now:")
+			for _, f := range forbidden {
+				fmt.Fprintln(w, f)
+			}
+		}
+	}
+	if r.Escalation != nil {
+		fmt.Fprintf(w, "%s see .orchestrator/ESCALATION.md; the user decides with /orch-hook:resolve retry|skip|abort\n", s.red("Escalated ("+r.Escalation.Kind+"):"))
+	}
+	for _, k := range r.KnownIssues {
+		fmt.Fprintf(w, "Known issue: %s\n", k)
+	}
+	writeRecent(w, r, s)
+
+	if h := r.Health; h != nil {
+		fmt.Fprintln(w)
+		var seen []string
+		for _, name := range healthNames(h.LastSeen) {
+			seen = append(seen, fmt.Sprintf("%s %s ago", name, Duration(r.Now.Sub(h.LastSeen[name]))))
+		}
+		fmt.Fprintf(w, "Hook health: %s\n", s.dim(orNone(strings.Join(seen, " · "))))
+		for _, warn := range h.Warnings {
+			fmt.Fprintf(w, "  %s %s\n    check: %s\n", s.yellow("warning:"), warn.Message, warn.Check)
+		}
+	}
+}
+
+func writeRecent(w io.Writer, r *Report, s style) {
+	if r.Recent == nil {
+		return
+	}
+	if len(r.Recent.Transitions) > 0 {
+		fmt.Fprintln(w, "\nRecent transitions:")
+		for _, ev := range r.Recent.Transitions {
+			fmt.Fprintf(w, "  %s %s -> %s  %s\n", ev.Time.Local().Format("15:04:05"), orDash(ev.StateBefore), ev.StateAfter, clip(oneLine(ev.Reason), 100))
+		}
+	}
+	if len(r.Recent.Denials) > 0 {
+		fmt.Fprintln(w, "Recent denials:")
+		for _, ev := range r.Recent.Denials {
+			fmt.Fprintf(w, "  %s %s  %s\n", ev.Time.Local().Format("15:04:05"), s.red(orDash(ev.ToolUseID)), clip(strings.TrimPrefix(oneLine(ev.Reason), "orch-hook: "), 110))
+		}
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
