@@ -98,7 +98,7 @@ func (w *Workflow) userPrompt(c *Call, env *Env) Outcome {
 		return w.notification(c, env)
 	}
 	o := Outcome{}
-	if w.StopBlocks > 0 {
+	if w.StopBlocks > 0 && !w.foreign(c) {
 		w.StopBlocks = 0
 		o.Changed = true
 	}
@@ -129,9 +129,10 @@ func (w *Workflow) userPrompt(c *Call, env *Env) Outcome {
 		w.WaitingOn = ""
 		o.Changed = true
 		if w.Rounds >= MaxRounds {
+			step := w.Current
 			if _, err := w.fire(OnAnswers, env); err == nil {
 				w.Forced = "defaults"
-				line := fmt.Sprintf("[STEP %s] answers to round %d/%d -> 2 (forced: defaults) | launch task-planner; fill remaining gaps with sensible defaults", w.Completed[len(w.Completed)-1], MaxRounds, MaxRounds)
+				line := fmt.Sprintf("[STEP %s] answers to round %d/%d -> 2 (forced: defaults) | launch task-planner; fill remaining gaps with sensible defaults", step, MaxRounds, MaxRounds)
 				o.Context = line
 				o.log(Record{Type: RecTransition, Reason: line})
 				return o

@@ -38,7 +38,7 @@ func TestDemo(t *testing.T) {
 		"DENY   PreToolUse orchestrator: Bash \"orch-hook approve\"",
 		"[Gate 3] code-implementer before FAILURE_ANALYSIS is not allowed",
 		"[STEP 6] SUCCESS_EXTRACTION -> complete",
-		"state:     complete",
+		"State: complete (finished; nothing is gated)",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("demo output lacks %q\n%s", want, out)
