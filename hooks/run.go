@@ -39,6 +39,10 @@ func EnvFrom(getenv func(string) string, stderr io.Writer) Env {
 	if getenv("ORCH_HOOK_DEBUG") != "" {
 		e.Debug = stderr
 	}
+	// ORCH_HOOK_NOW fixes the clock (RFC 3339), for reproducible tests.
+	if t, err := time.Parse(time.RFC3339, getenv("ORCH_HOOK_NOW")); err == nil {
+		e.Now = func() time.Time { return t }
+	}
 	return e
 }
 
@@ -87,6 +91,7 @@ func Handle(env Env, in *Input) Decision {
 	}
 	call := toCall(in, root)
 	store := state.Open(root)
+	store.Now = env.now
 	cp, err := store.Load()
 	if errors.Is(err, state.ErrNoState) {
 		// The fast path: no workflow here. Nothing is written.

@@ -152,6 +152,7 @@ func (s *Store) TouchHealth(name string, now time.Time) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|noFollow, fileMode)
 	if err == nil {
 		f.Close()
+		os.Chtimes(path, now, now)
 	}
 }
 

@@ -82,7 +82,7 @@ func Text(w io.Writer, r *Report, color bool) {
 	age := Duration(r.Now.Sub(wf.StartedAt))
 	owner := ""
 	if wf.OwnerSession != "" {
-		owner = " · session " + clip(wf.OwnerSession, 8)
+		owner = " · session " + clip(wf.OwnerSession, 13)
 	}
 	fmt.Fprintf(w, "%s\n", s.dim(fmt.Sprintf("started %s ago · updated %s ago%s · serial %d", age, Duration(r.Now.Sub(wf.UpdatedAt)), owner, wf.Serial)))
 
