@@ -210,3 +210,21 @@ func CompiledTable() map[string]string {
 
 // Finished reports whether state ends gating (nothing is blocked there).
 func Finished(state string) bool { return state == Complete || state == Aborted }
+
+// GateRule is one of seed 004's seven gates.
+type GateRule struct {
+	After     string   `json:"after"`
+	Allowed   []string `json:"allowed"`
+	Forbidden []string `json:"forbidden"`
+}
+
+// Gates are seed 004's gate tables, by number.
+var Gates = map[int]GateRule{
+	1: {After: "4a (code-implementer returns)", Allowed: []string{"invoke code-quality for 4b"}, Forbidden: []string{"another phase", "fix (no failure yet)", "update plan", "skip to 4c"}},
+	2: {After: "4b PASS", Allowed: []string{"update MASTER_PLAN.md", "proceed to next phase or phase 5"}, Forbidden: []string{"SUCCESS_EXTRACTION (moved to phase 6)", "skip plan update"}},
+	3: {After: "4b FAIL", Allowed: []string{"task-planner FAILURE_ANALYSIS", "code-implementer fix (only failing tasks)", "loop back to 4b"}, Forbidden: []string{"fix without FAILURE_ANALYSIS", "proceed to 4c", "fix all tasks"}},
+	4: {After: "phase 5 PASS", Allowed: []string{"proceed to phase 6"}, Forbidden: []string{"skip phase 6", "skip SUCCESS_EXTRACTION"}},
+	5: {After: "5a PASS", Allowed: []string{"5b if any task has requires_ux_dx_review: true", "else phase 6"}, Forbidden: []string{"skip 5b if required"}},
+	6: {After: "5a FAIL", Allowed: []string{"create fix tasks", "return to phase 4"}, Forbidden: []string{"proceed to 5b", "proceed to phase 6"}},
+	7: {After: "5b", Allowed: []string{"phase 6 if PASS", "fix tasks and phase 4 if FAIL"}, Forbidden: []string{"skip fixes if 5b fails"}},
+}

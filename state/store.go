@@ -129,6 +129,11 @@ func (s *Store) Update(fn func(cp *Checkpoint) ([]Event, error)) (*Checkpoint, e
 		if len(events) == 0 {
 			return cp, nil
 		}
+		for i := range events {
+			if events[i].StateBefore == "" {
+				events[i].StateBefore = cp.StateMachine.CurrentState
+			}
+		}
 		s.stamp(events, cp.Serial, nil)
 		return cp, appendEvents(s.LogPath(), events)
 	}

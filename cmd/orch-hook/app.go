@@ -63,6 +63,7 @@ func NewApp(e *env) *cli.App {
 			generateCommand(e),
 			initCommand(e),
 			doctorCommand(e),
+			explainCommand(e),
 		},
 		// Errors are printed and mapped to exit codes by Main alone.
 		ExitErrHandler: func(*cli.Context, error) {},

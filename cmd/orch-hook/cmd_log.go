@@ -20,7 +20,12 @@ func logCommand(e *env) *cli.Command {
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON record a line (without the embedded checkpoints)"},
-			&cli.IntFlag{Name: "n", Usage: "print only the last `N` events (0: all)"},
+			&cli.IntFlag{Name: "n", Usage: "print only the last `N` matching events (0: all)"},
+			&cli.StringFlag{Name: "since", Usage: "only events at or after `WHEN`: a duration ago (10m, 2h) or an RFC 3339 time"},
+			&cli.StringSliceFlag{Name: "type", Usage: "only events of this `TYPE` (transition, deny, agent_launch, agent_complete, user_decision, error, ...); repeatable"},
+			&cli.IntFlag{Name: "phase", Usage: "only events of plan phase `N`"},
+			&cli.IntFlag{Name: "gate", Usage: "only events under gate `N` (1-7)"},
+			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new events as they are logged (Ctrl-C to stop)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -28,6 +33,10 @@ func logCommand(e *env) *cli.Command {
 			}
 			if c.Int("n") < 0 {
 				return usagef("log: -n must be 0 or more, got %d", c.Int("n"))
+			}
+			match, err := eventFilter(c, time.Now())
+			if err != nil {
+				return err
 			}
 			store := projectStore(c)
 			events, rep, err := store.Events()
@@ -37,31 +46,102 @@ func logCommand(e *env) *cli.Command {
 			if len(rep.BadLines) > 0 {
 				fmt.Fprintf(e.stderr, "orch-hook: warning: %s: skipped unreadable line(s) %v\n", store.LogPath(), rep.BadLines)
 			}
-			if len(events) == 0 {
+			if len(events) == 0 && !c.Bool("follow") {
 				if _, err := store.Load(); errors.Is(err, state.ErrNoState) {
 					fmt.Fprintf(e.stdout, "No workflow is active in %s; the log is empty.\n", store.Root)
 				}
 				return nil
 			}
-			if n := c.Int("n"); n > 0 && n < len(events) {
-				events = events[len(events)-n:]
-			}
-			for i := range events {
-				if c.Bool("json") {
-					ev := events[i]
-					ev.Checkpoint = nil
-					b, err := json.Marshal(&ev)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintln(e.stdout, string(b))
-				} else {
-					writeEventLine(e.stdout, &events[i])
+			var shown []state.Event
+			for _, ev := range events {
+				if match(&ev) {
+					shown = append(shown, ev)
 				}
 			}
-			return nil
+			if n := c.Int("n"); n > 0 && n < len(shown) {
+				shown = shown[len(shown)-n:]
+			}
+			for i := range shown {
+				if err := printEvent(e.stdout, &shown[i], c.Bool("json")); err != nil {
+					return err
+				}
+			}
+			if !c.Bool("follow") {
+				return nil
+			}
+			last := uint64(0)
+			seen := len(events)
+			if len(events) > 0 {
+				last = events[len(events)-1].Serial
+			}
+			for {
+				time.Sleep(250 * time.Millisecond)
+				all, _, err := store.Events()
+				if err != nil {
+					return err
+				}
+				if len(all) < seen || (len(all) > 0 && all[len(all)-1].Serial < last) {
+					seen = 0 // a new workflow replaced the log
+				}
+				for i := seen; i < len(all); i++ {
+					if match(&all[i]) {
+						if err := printEvent(e.stdout, &all[i], c.Bool("json")); err != nil {
+							return err
+						}
+					}
+				}
+				seen = len(all)
+				if seen > 0 {
+					last = all[seen-1].Serial
+				}
+			}
 		},
 	}
+}
+
+// eventFilter builds the predicate of log's filter flags.
+func eventFilter(c *cli.Context, now time.Time) (func(*state.Event) bool, error) {
+	var since time.Time
+	if v := c.String("since"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			since = now.Add(-d)
+		} else if t, err := time.Parse(time.RFC3339, v); err == nil {
+			since = t
+		} else {
+			return nil, usagef("log --since %q: want a duration (10m, 2h) or an RFC 3339 time", v)
+		}
+	}
+	types := map[string]bool{}
+	for _, t := range c.StringSlice("type") {
+		for _, part := range strings.Split(t, ",") {
+			types[strings.TrimSpace(part)] = true
+		}
+	}
+	phase, gate := c.Int("phase"), c.Int("gate")
+	if gate < 0 || gate > 7 {
+		return nil, usagef("log --gate %d: gates are numbered 1 to 7", gate)
+	}
+	return func(ev *state.Event) bool {
+		return (since.IsZero() || !ev.Time.Before(since)) &&
+			(len(types) == 0 || types[ev.Type]) &&
+			(phase == 0 || ev.Phase == phase) &&
+			(gate == 0 || ev.Gate == gate)
+	}, nil
+}
+
+func printEvent(w io.Writer, ev *state.Event, asJSON bool) error {
+	if !asJSON {
+		writeEventLine(w, ev)
+		return nil
+	}
+	cp := *ev
+	cp.Checkpoint = nil
+	b, err := json.MarshalWithOption(&cp, json.DisableHTMLEscape())
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, string(b))
+	return err
 }
 
 // writeEventLine prints one event for people: time, serial, type, the
