@@ -248,12 +248,16 @@ func readEvents(path string, maxSerial uint64) ([]Event, LogReport, error) {
 // Tail returns the last n committed records of the log, oldest first,
 // reading backwards from the end: its cost depends on n, not on the size
 // of the log.
-func (s *Store) Tail(n int) ([]Event, error) {
+func (s *Store) Tail(n int) ([]Event, error) { return s.TailOf(n) }
+
+// TailOf is Tail limited to records of the given types (all when none):
+// lines of other types are skipped without being decoded.
+func (s *Store) TailOf(n int, types ...string) ([]Event, error) {
 	max := ^uint64(0)
 	if cp, err := s.Load(); err == nil {
 		max = cp.Serial
 	}
-	f, err := os.Open(s.LogPath())
+	f, err := os.OpenFile(s.LogPath(), os.O_RDONLY|noFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -261,26 +265,80 @@ func (s *Store) Tail(n int) ([]Event, error) {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	var out []Event
+	err = reverseLines(f, func(line []byte) bool {
+		if len(types) > 0 && !hasType(line, types) {
+			return true
+		}
+		var ev Event
+		if json.Unmarshal(line, &ev) == nil && ev.Serial <= max {
+			out = append(out, ev)
+		}
+		return len(out) < n
+	})
 	if err != nil {
 		return nil, err
-	}
-	end := fi.Size()
-	var out []Event
-	for end > 0 && len(out) < n {
-		start, line, err := lastLine(f, end)
-		if err != nil {
-			return nil, err
-		}
-		end = start
-		var ev Event
-		if len(line) == 0 || line[len(line)-1] != '\n' || json.Unmarshal(line, &ev) != nil || ev.Serial > max {
-			continue
-		}
-		out = append(out, ev)
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
 	}
 	return out, nil
+}
+
+// reverseLines calls fn on each complete line of f, last first, reading
+// the file backwards once, until fn returns false. A torn last line (no
+// newline) is skipped.
+func reverseLines(f *os.File, fn func(line []byte) bool) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	const chunk = 64 * 1024
+	pos := fi.Size()
+	var carry []byte // the start of a line whose end was already read
+	first := true
+	for pos > 0 {
+		n := int64(chunk)
+		if pos < n {
+			n = pos
+		}
+		pos -= n
+		buf := make([]byte, n, int(n)+len(carry))
+		if _, err := f.ReadAt(buf, pos); err != nil && err != io.EOF {
+			return err
+		}
+		buf = append(buf, carry...)
+		if first {
+			first = false
+			if i := bytes.LastIndexByte(buf, '\n'); i < len(buf)-1 {
+				buf = buf[:i+1] // drop a torn last line
+			}
+		}
+		for {
+			i := bytes.LastIndexByte(buf[:max(len(buf)-1, 0)], '\n')
+			if i < 0 {
+				break
+			}
+			if line := buf[i+1:]; len(line) > 1 && !fn(line) {
+				return nil
+			}
+			buf = buf[:i+1]
+		}
+		carry = buf
+	}
+	if len(carry) > 1 {
+		fn(carry)
+	}
+	return nil
+}
+
+// hasType checks a record's "type" without decoding it (the encoder writes
+// `"type":"deny"` with no spaces).
+func hasType(line []byte, types []string) bool {
+	for _, t := range types {
+		if bytes.Contains(line, []byte(`"type":"`+t+`"`)) {
+			return true
+		}
+	}
+	return false
 }

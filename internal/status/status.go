@@ -159,6 +159,15 @@ func Build(store *state.Store, now time.Time) (*Report, error) {
 		return nil, err
 	}
 	r.Recent = recent(events)
+	if len(r.Recent.Transitions) < recentN && len(events) == tailEvents {
+		// Many denials since the last transitions: look further back for
+		// those only.
+		older, err := store.TailOf(recentN, state.EventTransition, state.EventStart, state.EventUserDecision)
+		if err != nil {
+			return nil, err
+		}
+		r.Recent.Transitions = recent(older).Transitions
+	}
 	if sm.WorkflowConfig.Command != "orchestrate" {
 		return r, nil
 	}
