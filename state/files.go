@@ -1,7 +1,7 @@
 package state
 
 import (
-	"crypto/rand"
+	"math/rand/v2"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -104,10 +104,14 @@ func NewLineage() string {
 	return randomHex(16)
 }
 
+// randomHex returns 2n random hex digits. Lineages and temp names need to
+// be unique, not secret: math/rand/v2's generator is seeded from the
+// runtime's entropy, and avoids linking crypto/rand's FIPS module (and its
+// package init) into a binary that starts on every tool call.
 func randomHex(n int) string {
 	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
+	for i := range b {
+		b[i] = byte(rand.Uint32())
 	}
 	return hex.EncodeToString(b)
 }

@@ -147,7 +147,7 @@ func MigrateFile(path string, write bool) (out []byte, migrated bool, err error)
 	}
 	out = append(out, '\n')
 	if write && migrated {
-		if err := os.WriteFile(path+".v1.3", b, fileMode); err != nil {
+		if err := writeFileAtomic(path+".v1.3", b); err != nil {
 			return nil, false, err
 		}
 		if err := writeFileAtomic(path, out); err != nil {

@@ -348,7 +348,7 @@ func (s *Store) Repair() (string, error) {
 	}
 	kept := ""
 	if _, err := os.Lstat(s.CheckpointPath()); err == nil {
-		kept = s.CheckpointPath() + ".corrupt-" + s.Now().Format("20060102T150405Z")
+		kept = s.CheckpointPath() + ".corrupt-" + s.Now().Format("20060102T150405.000000000Z")
 		if err := os.Rename(s.CheckpointPath(), kept); err != nil {
 			return "", err
 		}
