@@ -37,8 +37,11 @@
 // environment (ANTHROPIC_BASE_URL to the mock, ANTHROPIC_API_KEY=test,
 // DISABLE_TELEMETRY=1, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1,
 // DISABLE_AUTOUPDATER=1, IS_SANDBOX=1 as root), writes each message as a
-// stream-json user message once the previous one's `result` event arrived,
-// closes stdin after the last result, and returns every stream-json event.
+// stream-json user message once a `result` event arrived and the session
+// is idle (no background agent running, no task notification pending; the
+// CLI prints a result for the main thread's turn *and* one for each
+// notification turn), closes stdin at the idle result after the last
+// message, and returns every stream-json event.
 // It fails the test if the run times out, if events carry more than one
 // session_id, or if the CLI exits non-zero (unless Config.AllowFailure).
 package e2e
@@ -70,6 +73,10 @@ const (
 	envRequired = "ORCH_HOOK_E2E_REQUIRED"
 	envDump     = "ORCH_HOOK_E2E_DUMP"
 )
+
+// quietIdle is how long the harness waits after a result, with no
+// background agent running, for the turn of a pending task notification.
+const quietIdle = 3 * time.Second
 
 // claudeBinary finds the claude CLI, or skips (fails when
 // ORCH_HOOK_E2E_REQUIRED=1).
@@ -137,9 +144,15 @@ type Config struct {
 	// one (then Script is ignored).
 	Script *mockapi.Script
 	Mock   *mockapi.Server
-	// Messages are the user messages, each sent after the previous one's
-	// result event (at least one).
+	// Messages are the user messages (at least one). Each is sent after a
+	// result event that leaves the session idle: no background agent
+	// running and no task notification waiting for its turn. Stdin is
+	// closed at the next idle result after the last message, and the CLI
+	// exits.
 	Messages []string
+	// SendEarly sends each message (and closes stdin) after the next
+	// result event, even while background agents run.
+	SendEarly bool
 	// MaxTurns is --max-turns; 0 means 20.
 	MaxTurns int
 	// Timeout bounds the whole run; 0 means 60s. The CLI (and its process
@@ -157,21 +170,44 @@ type Config struct {
 
 // Event is one stream-json line of the CLI's output.
 type Event struct {
-	Type      string `json:"type"`
-	Subtype   string `json:"subtype"`
-	SessionID string `json:"session_id"`
-	// Hook events (type "system", subtype "hook_started"/"hook_response").
-	HookID    string `json:"hook_id"`
-	HookName  string `json:"hook_name"`
-	HookEvent string `json:"hook_event"`
+	Type      string // "system", "assistant", "user", "result", ...
+	Subtype   string // "init", "hook_started", "hook_response", "task_started", ...
+	SessionID string
+	// Hook events (type "system", subtype "hook_started"/"hook_response"):
+	// HookName is e.g. "PreToolUse:Bash", HookEvent "PreToolUse". Use
+	// Field("output", ...), "exit_code", "outcome" for the rest.
+	HookID    string
+	HookName  string
+	HookEvent string
 	// Result events.
-	IsError bool   `json:"is_error"`
-	Result  string `json:"result"`
-	NumTurn int    `json:"num_turns"`
+	IsError  bool
+	Result   string
+	NumTurns int
 	// Raw is the whole line.
-	Raw json.RawMessage `json:"-"`
+	Raw json.RawMessage
 	// At is when the line was read, relative to the start of the run.
-	At time.Duration `json:"-"`
+	At time.Duration
+}
+
+// decodeEvent decodes one output line leniently: a field of an unexpected
+// type is left empty instead of losing the event.
+func decodeEvent(line []byte, at time.Duration) Event {
+	e := Event{Raw: append(json.RawMessage(nil), line...), At: at}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		e.Type = "non-json"
+		return e
+	}
+	for name, dst := range map[string]any{
+		"type": &e.Type, "subtype": &e.Subtype, "session_id": &e.SessionID,
+		"hook_id": &e.HookID, "hook_name": &e.HookName, "hook_event": &e.HookEvent,
+		"is_error": &e.IsError, "result": &e.Result, "num_turns": &e.NumTurns,
+	} {
+		if raw, ok := m[name]; ok {
+			_ = json.Unmarshal(raw, dst)
+		}
+	}
+	return e
 }
 
 // IsHook reports whether e is a hook event (--include-hook-events).
@@ -316,7 +352,10 @@ func runClaude(t *testing.T, cfg Config) *Run {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = run.ProjectDir
-	cmd.Env = append(cliEnv(run.Home, mock.URL()), cfg.Env...)
+	// TMPDIR too is per run: the CLI keeps background agents' output
+	// files under $TMPDIR/claude-UID/.
+	cmd.Env = append(cliEnv(run.Home, mock.URL()), "TMPDIR="+t.TempDir())
+	cmd.Env = append(cmd.Env, cfg.Env...)
 	setProcessGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var stderr lockedBuffer
@@ -329,6 +368,7 @@ func runClaude(t *testing.T, cfg Config) *Run {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seen := len(mock.Requests()) // a shared mock may hold earlier runs'
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
@@ -347,11 +387,7 @@ func runClaude(t *testing.T, cfg Config) *Run {
 		for {
 			line, err := rd.ReadBytes('\n')
 			if line = bytes.TrimSpace(line); len(line) > 0 {
-				e := Event{Raw: append(json.RawMessage(nil), line...), At: time.Since(start)}
-				if jerr := json.Unmarshal(line, &e); jerr != nil {
-					e.Type = "non-json"
-				}
-				events <- e
+				events <- decodeEvent(line, time.Since(start))
 			}
 			if err != nil {
 				if !errors.Is(err, io.EOF) {
@@ -381,12 +417,32 @@ func runClaude(t *testing.T, cfg Config) *Run {
 	}
 
 	var failure string
-	next := 0
 	if err := send(cfg.Messages[0]); err != nil {
 		failure = fmt.Sprintf("write message 1: %v", err)
 	}
-	next = 1
-	stdinOpen := true // closed after the last result: the CLI ends on EOF
+	next := 1         // messages sent
+	stdinOpen := true // closed after the last message: the CLI ends on EOF
+	// The session is idle after a result when no background agent runs and
+	// no background agent's notification arrived since the last turn
+	// started (its own turn is still to come). Should a notification be
+	// folded into a running turn instead, quiet time after a result with
+	// nothing running counts as idle too.
+	running, notified, pendingResult := 0, false, false
+	background := map[string]bool{} // task ids launched in the background
+	quiet := time.NewTimer(time.Hour)
+	defer quiet.Stop()
+	advance := func() {
+		pendingResult = false
+		if next < len(cfg.Messages) {
+			if err := send(cfg.Messages[next]); err != nil {
+				failure = fmt.Sprintf("write message %d: %v", next+1, err)
+			}
+			next++
+		} else {
+			_ = stdin.Close()
+			stdinOpen = false
+		}
+	}
 	timedOut := false
 loop:
 	for failure == "" {
@@ -396,17 +452,45 @@ loop:
 				break loop
 			}
 			run.Events = append(run.Events, e)
-			if e.Type != "result" || !stdinOpen {
+			var task struct {
+				TaskID         string `json:"task_id"`
+				IsBackgrounded bool   `json:"is_backgrounded"`
+			}
+			switch e.Type + "/" + e.Subtype {
+			case "system/task_started":
+				if json.Unmarshal(e.Raw, &task) == nil && task.IsBackgrounded {
+					background[task.TaskID] = true
+				}
+			case "system/background_tasks_changed":
+				var tasks []json.RawMessage
+				_ = e.Field("tasks", &tasks)
+				running = len(tasks)
+			case "system/task_notification":
+				if json.Unmarshal(e.Raw, &task) == nil && background[task.TaskID] {
+					notified = true
+				}
+			case "system/init": // every turn starts with one
+				notified = false
+				pendingResult = false
+			}
+			if !stdinOpen {
 				continue
 			}
-			if next < len(cfg.Messages) {
-				if err := send(cfg.Messages[next]); err != nil {
-					failure = fmt.Sprintf("write message %d: %v", next+1, err)
-				}
-				next++
-			} else {
-				_ = stdin.Close()
-				stdinOpen = false
+			if e.Type == "result" {
+				pendingResult = true
+			}
+			if !pendingResult {
+				continue
+			}
+			if cfg.SendEarly || (running == 0 && !notified) {
+				advance()
+			} else if running == 0 {
+				quiet.Reset(quietIdle)
+			}
+		case <-quiet.C:
+			if stdinOpen && pendingResult && running == 0 {
+				t.Logf("harness: no turn followed a task notification for %v; taking the session as idle", quietIdle)
+				advance()
 			}
 		case <-ctx.Done():
 			timedOut = true
@@ -470,6 +554,11 @@ loop:
 	if len(ids) != 1 {
 		report("want one session_id across the events, got %d: %v", len(ids), keys(ids))
 	}
+	for _, r := range mock.Requests()[seen:] {
+		if r.SessionID != "" && r.SessionID != run.SessionID {
+			report("mock request #%d has session id %s, the events %s", r.Seq, r.SessionID, run.SessionID)
+		}
+	}
 	if len(run.HookEvents()) == 0 {
 		t.Logf("note: no hook events in the output")
 	}
@@ -496,6 +585,9 @@ func dumpRun(t *testing.T, dir string, run *Run) {
 	}
 	for _, r := range run.Mock.Requests() {
 		name := fmt.Sprintf("req-%03d-%s-t%d", r.Seq, r.Conversation, r.Turn)
+		if r.Conversation == "" {
+			name = fmt.Sprintf("req-%03d-unmatched", r.Seq)
+		}
 		var hdr strings.Builder
 		fmt.Fprintf(&hdr, "%s %s?%s\n", r.Method, r.Path, r.RawQuery)
 		for k, v := range r.Header {
@@ -533,7 +625,7 @@ func cliEnv(home, baseURL string) []string {
 	if os.Geteuid() == 0 {
 		env = append(env, "IS_SANDBOX=1")
 	}
-	for _, k := range []string{"PATH", "TMPDIR", "LANG", "LC_ALL", "TZ", "GOROOT", "GOPATH", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY"} {
+	for _, k := range []string{"PATH", "LANG", "LC_ALL", "TZ", "GOROOT", "GOPATH", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}

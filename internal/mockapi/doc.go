@@ -2,8 +2,10 @@
 // driving the real Claude Code CLI offline in tests.
 //
 // It listens on 127.0.0.1 only, never opens a connection of its own, and
-// stops itself after Options.Timeout or Options.MaxRequests (the request
-// past the limit gets a non-retryable 400). It serves POST /v1/messages
+// stops itself after Options.Timeout or Options.MaxRequests: from then on
+// every request gets a non-retryable 400 (the CLI retries 5xx and refused
+// connections with backoff for minutes, but gives up on a 400 at once),
+// and after Options.Grace the port closes. It serves POST /v1/messages
 // (with or without ?beta=true) as the real API's SSE stream (message_start,
 // ping, content_block_start / content_block_delta with text_delta or
 // input_json_delta / content_block_stop per block, message_delta with
@@ -80,4 +82,17 @@
 // parsed MessagesRequest, the conversation and turn it was given, and the
 // tool_use ids sent back; Request has helpers for the system prompt, user
 // texts, tool results and tool names. Summary prints one line a request.
+//
+// # What Claude Code 2.1.328 sends
+//
+// Only streaming POST /v1/messages?beta=true, with x-api-key, an
+// anthropic-beta list, x-claude-code-session-id on every request and
+// x-claude-code-agent-id on a subagent's. The first user message holds a
+// <system-reminder> text block, then the prompt. Besides "user" and
+// "assistant", messages have role "system": the environment block, and
+// hook output (PostToolUse / UserPromptSubmit additional context, "Stop
+// hook blocking error from command: ..."); SystemTexts and FindText search
+// them. A Stop block also adds the user message "Stop hook feedback:\nR". A
+// background agent's result comes back as a user message holding
+// "<task-notification>", and counts as a turn of its own.
 package mockapi

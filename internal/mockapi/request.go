@@ -43,6 +43,9 @@ type Request struct {
 	// Unknown is set for a request the mock does not implement (answered
 	// 404).
 	Unknown bool
+	// Refused is set for a request that arrived after a limit stopped the
+	// server (answered 400, not parsed).
+	Refused bool
 	// Status is the HTTP status answered.
 	Status int
 	// Served is the assistant message sent back (nil when none).
@@ -372,6 +375,9 @@ func (r *Request) String() string {
 	}
 	if r.Unknown {
 		b.WriteString(" UNKNOWN")
+	}
+	if r.Refused {
+		fmt.Fprintf(&b, " REFUSED (%d bytes)", len(r.Body))
 	}
 	return b.String()
 }

@@ -113,16 +113,16 @@ func (b Block) isTool() bool { return b.Tool != "" }
 // {"blocks": [...], "stop_reason": "..."}.
 func (t *Turn) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
 	if len(data) > 0 && data[0] == '[' {
 		t.StopReason = ""
-		return json.Unmarshal(data, &t.Blocks)
+		return dec.Decode(&t.Blocks)
 	}
 	var obj struct {
 		Blocks     []Block `json:"blocks"`
 		StopReason string  `json:"stop_reason"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	if err := dec.Decode(&obj); err != nil {
 		return err
 	}

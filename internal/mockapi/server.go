@@ -20,9 +20,11 @@ import (
 const (
 	DefaultMaxRequests = 500
 	DefaultTimeout     = 5 * time.Minute
+	DefaultGrace       = 5 * time.Second
 	DefaultText        = "OK."
 	DefaultModel       = "claude-mock-1"
 	maxBody            = 64 << 20
+	maxRefused         = 100 // refused requests recorded at most
 )
 
 // ErrTimeLimit and ErrRequestLimit are what Err returns after the server
@@ -42,6 +44,11 @@ type Options struct {
 	// Timeout is how long the server lives; then it stops. 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
+	// Grace is how long a server stopped by a limit keeps answering every
+	// request with a non-retryable 400 before it closes its port (the CLI
+	// retries connection errors and 5xx with backoff for minutes, but
+	// gives up at once on a 400). 0 means DefaultGrace.
+	Grace time.Duration
 	// Logf receives one line per request (e.g. t.Logf); nil logs nothing.
 	// It is never called after Close returns.
 	Logf func(format string, args ...any)
@@ -86,6 +93,9 @@ func Start(opts Options) (*Server, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	if opts.Grace <= 0 {
+		opts.Grace = DefaultGrace
+	}
 	if opts.ChunkSize <= 0 {
 		opts.ChunkSize = 32
 	}
@@ -102,7 +112,9 @@ func Start(opts Options) (*Server, error) {
 		bound:    map[string]string{},
 	}
 	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	s.timer = time.AfterFunc(opts.Timeout, func() { s.stop(ErrTimeLimit, false) })
+	s.mu.Lock()
+	s.timer = time.AfterFunc(opts.Timeout, func() { s.limit(ErrTimeLimit) })
+	s.mu.Unlock()
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil
 }
@@ -110,11 +122,11 @@ func Start(opts Options) (*Server, error) {
 // URL is the base URL to put in ANTHROPIC_BASE_URL.
 func (s *Server) URL() string { return s.url }
 
-// Done is closed once the server stopped (Close, or a limit).
+// Done is closed once the port is closed (Close, or Grace after a limit).
 func (s *Server) Done() <-chan struct{} { return s.done }
 
 // Err is nil while the server runs or after Close, ErrTimeLimit or
-// ErrRequestLimit after it stopped itself.
+// ErrRequestLimit once it stopped itself.
 func (s *Server) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -126,22 +138,40 @@ func (s *Server) Err() error {
 
 // Close stops the server, waiting briefly for requests in flight.
 func (s *Server) Close() error {
-	s.stop(errClosed, true)
+	s.mu.Lock()
+	if s.stopErr == nil {
+		s.stopErr = errClosed
+	}
+	s.mu.Unlock()
+	s.shutdown(true)
 	s.logMu.Lock()
 	s.logOff = true
 	s.logMu.Unlock()
 	return nil
 }
 
-func (s *Server) stop(reason error, wait bool) {
+// limit stops serving scripts: from now on every request gets a
+// non-retryable 400, and after Options.Grace the port closes.
+func (s *Server) limit(reason error) {
+	s.mu.Lock()
+	first := s.stopErr == nil
+	if first {
+		s.stopErr = reason
+		s.timer.Stop()
+	}
+	s.mu.Unlock()
+	if !first {
+		return
+	}
+	s.logf("mockapi: %v; answering 400 for %v, then closing", reason, s.opts.Grace)
+	time.AfterFunc(s.opts.Grace, func() { s.shutdown(false) })
+}
+
+func (s *Server) shutdown(wait bool) {
 	s.stopOnce.Do(func() {
 		s.mu.Lock()
-		s.stopErr = reason
-		s.mu.Unlock()
 		s.timer.Stop()
-		if reason != errClosed {
-			s.logf("mockapi: stopping: %v", reason)
-		}
+		s.mu.Unlock()
 		if wait {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			_ = s.http.Shutdown(ctx)
@@ -181,9 +211,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		Turn:      -1,
 	}
 	s.mu.Lock()
-	if s.stopErr != nil {
+	if err := s.stopErr; err != nil {
+		// 400 because the CLI retries 5xx and connection errors for minutes.
+		req.Refused, req.Status = true, http.StatusBadRequest
+		s.seq++
+		req.Seq = s.seq
+		if len(s.requests) < s.opts.MaxRequests+maxRefused {
+			s.requests = append(s.requests, req)
+		}
 		s.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, "api_error", "mockapi: stopped")
+		s.logf("mockapi: %s", req)
+		writeError(w, req.Status, "invalid_request_error", "mockapi stopped: "+err.Error())
 		return
 	}
 	s.seq++
@@ -201,7 +239,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		reply = func() {
 			writeError(w, req.Status, "invalid_request_error",
 				fmt.Sprintf("mockapi: request limit (%d) reached", s.opts.MaxRequests))
-			go s.stop(ErrRequestLimit, true)
+			s.limit(ErrRequestLimit)
 		}
 	case hr.Method == http.MethodHead || (hr.Method == http.MethodGet && path == ""):
 		req.Status = http.StatusOK

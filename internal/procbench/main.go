@@ -13,7 +13,9 @@
 // and whether the ratio meets the scenario's target.
 //
 // Targets are reported, not asserted: procbench exits non-zero only when
-// something fails to build or run.
+// something fails to build or run, or a scenario's setup or the check of a
+// command's first run fails (see workflow.go for the scenarios that drive
+// the real orchestrate workflow).
 //
 // Usage (from the module root; make bench runs it):
 //

@@ -28,9 +28,11 @@ type scenario struct {
 
 // scenarios is the table procbench runs, in order. To add one, append a
 // row: make its project with h.project (on h.tmpfs or h.disk), put state in
-// it with h.orchHook (e.g. "start", "test-bump --init") or by writing files,
-// and return h.hook(...) or h.bump(...) with its floor. A command that
-// changes the state on every run can restore it untimed in command.before.
+// it with h.orchHook (e.g. "test-bump --init"), with real hook calls
+// (h.reach4a, h.step; see workflow.go) or by writing files, and return
+// h.hook(...), h.hookCall(...) or h.bump(...) with its floor. A command
+// that changes the state on every run restores it untimed in
+// command.before (h.snapshot).
 var scenarios = []scenario{
 	{
 		name:   "a. hook PreToolUse(Bash), no workflow",
@@ -44,15 +46,9 @@ var scenarios = []scenario{
 		},
 	},
 	{
-		name:   "b. hook PreToolUse(Bash), active workflow",
+		name:   "b. hook PreToolUse(Bash `ls`), orchestrate at 4a, lock-free",
 		target: 1.3,
-		setup: func(h *harness) (command, command, error) {
-			p, err := h.project(h.disk, "workflow")
-			if err == nil {
-				err = h.orchHook("--project", p, "test-bump", "--init")
-			}
-			return h.hook("hook-workflow", p, preToolUseBash), h.floorTrivialCmd(), err
-		},
+		setup:  (*harness).bench4aBash,
 	},
 	{
 		name:   "c. state change (test-bump), tmpfs",
@@ -101,6 +97,16 @@ var scenarios = []scenario{
 			floor.label = "same, 10 prior events"
 			return h.bump("bump-history-100k", dirs[1]), floor, nil
 		},
+	},
+	{
+		name:   "f. Agent launch at 4a (PreToolUse), tmpfs",
+		target: 2.5,
+		setup:  (*harness).benchLaunch,
+	},
+	{
+		name:   "g. agent completion at 4a (SubagentStop), tmpfs",
+		target: 2.5,
+		setup:  (*harness).benchCompletion,
 	},
 }
 
