@@ -3,7 +3,6 @@ module github.com/orch-hook/orch-hook
 go 1.26.8
 
 require (
-	github.com/goccy/go-json v0.12.0
 	github.com/gofrs/flock v0.13.1
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/urfave/cli/v2 v2.27.7

@@ -322,7 +322,7 @@ func (w *Workflow) planned(env *Env) string {
 		return fmt.Sprintf("[STEP 2] %v", ferr)
 	}
 	w.Plan = p.Snapshot()
-	w.PlanHashes = HashPlanFiles(env.Files)
+	w.PlanHashes = HashPlanFiles(env.files())
 	w.WaitingOn = "approval"
 	n := 0
 	for _, ph := range p.Phases {

@@ -58,19 +58,34 @@ type FileWrite struct {
 // root, the plan files (read by the caller when Needs says so), the clock
 // and the Stop cap.
 type Env struct {
-	Root    string
-	Files   PlanFiles
-	Now     time.Time
-	StopCap int
+	Root string
+	// Files are the plan files; when nil, LoadFiles reads them on first
+	// use (most events never need them).
+	Files     PlanFiles
+	LoadFiles func() (PlanFiles, error)
+	Now       time.Time
+	StopCap   int
 
+	loadErr  error
 	parsed   *Plan
 	parseErr error
 }
 
+// files returns the plan files, reading them on first use.
+func (e *Env) files() PlanFiles {
+	if e.Files == nil && e.LoadFiles != nil && e.loadErr == nil {
+		e.Files, e.loadErr = e.LoadFiles()
+	}
+	return e.Files
+}
+
 func (e *Env) plan() (*Plan, error) {
 	if e.parsed == nil {
-		e.parsed = ParsePlan(e.Files)
+		e.parsed = ParsePlan(e.files())
 		e.parseErr = e.parsed.Validate()
+		if e.loadErr != nil {
+			e.parseErr = fmt.Errorf("reading %s: %w", TasksDir, e.loadErr)
+		}
 	}
 	return e.parsed, e.parseErr
 }
@@ -204,14 +219,20 @@ func Relevant(c *Call) bool {
 	return false
 }
 
-// NeedsPlan reports whether deciding c may read the plan files.
-func NeedsPlan(c *Call) bool {
-	switch c.Tool {
-	case "Bash", "Skill", "SendMessage", "Workflow":
-		return false
+// NeedsState reports whether deciding c depends on the workflow's state at
+// all. A Bash command that names neither the state directory nor the binary
+// (the static rules, checked first) is allowed whatever the state, so the
+// hook need not read it.
+func NeedsState(c *Call) bool {
+	if c.Event == "PreToolUse" && (c.Tool == "Bash" || c.Tool == "Skill") {
+		return c.Tool == "Bash" && strings.Contains(c.Command, StateDir)
 	}
-	return c.Event != "SessionEnd"
+	return Relevant(c)
 }
+
+// Static applies the rules that hold whatever the state: the model may not
+// take the user's decisions through the Skill tool or by running the binary.
+func Static(c *Call) (Outcome, bool) { return staticRules(c) }
 
 // userCommands are the decisions only the user takes.
 var userCommands = map[string]bool{"approve": true, "request-changes": true, "resolve": true, "abort": true, "resume": true}
@@ -688,7 +709,7 @@ func (w *Workflow) takeAppendedPhase(env *Env, o *Outcome) string {
 	}
 	from := w.Current
 	w.Plan = p.Snapshot()
-	w.PlanHashes = HashPlanFiles(env.Files)
+	w.PlanHashes = HashPlanFiles(env.files())
 	w.Phase = last.Number
 	w.Awaiting = ""
 	w.Tasks = nil
@@ -704,10 +725,20 @@ func (w *Workflow) takeAppendedPhase(env *Env, o *Outcome) string {
 // tampered blocks progress while the plan files differ from what orch-hook
 // last allowed.
 func (w *Workflow) tampered(env *Env) (Outcome, bool) {
-	if w.PlanHashes == nil || w.Current == S2 || env.Files == nil {
+	if w.PlanHashes == nil || w.Current == S2 {
 		return Outcome{}, false
 	}
-	changed := ChangedFiles(w.PlanHashes, HashPlanFiles(env.Files))
+	files := env.files()
+	if env.loadErr != nil {
+		reason := w.reason(0, fmt.Sprintf("cannot read %s (%v), so the plan cannot be checked; fix the directory's permissions.", TasksDir, env.loadErr))
+		o := Outcome{Verdict: Deny, Reason: reason}
+		o.log(Record{Type: RecDeny, Reason: reason, Phase: w.Phase})
+		return o, true
+	}
+	if files == nil {
+		return Outcome{}, false
+	}
+	changed := ChangedFiles(w.PlanHashes, HashPlanFiles(files))
 	if len(changed) == 0 {
 		return Outcome{}, false
 	}

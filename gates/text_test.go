@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 func TestWhere(t *testing.T) {
@@ -209,7 +209,7 @@ func TestWorkflowEncoding(t *testing.T) {
 	}
 }
 
-func TestRelevantAndNeedsPlan(t *testing.T) {
+func TestRelevant(t *testing.T) {
 	cases := []struct {
 		c        Call
 		relevant bool
@@ -235,9 +235,6 @@ func TestRelevantAndNeedsPlan(t *testing.T) {
 	for _, tc := range cases {
 		if got := Relevant(&tc.c); got != tc.relevant {
 			t.Errorf("Relevant(%s %s) = %v", tc.c.Event, tc.c.Tool, got)
-		}
-		if got := NeedsPlan(&tc.c); got != tc.plan {
-			t.Errorf("NeedsPlan(%s %s) = %v", tc.c.Event, tc.c.Tool, got)
 		}
 	}
 }

@@ -266,7 +266,7 @@ func (w *Workflow) approve(env *Env) Outcome {
 	w.fire(OnApprove, env)
 	w.WaitingOn = ""
 	w.Plan = p.Snapshot()
-	w.PlanHashes = HashPlanFiles(env.Files)
+	w.PlanHashes = HashPlanFiles(env.files())
 	w.Phase = p.FirstOpenPhase()
 	w.Tasks = nil
 	w.FixIterations = 0
@@ -330,11 +330,11 @@ func (w *Workflow) resolve(args string, env *Env) Outcome {
 		w.fire(OnSkip, env)
 		w.WaitingOn = ""
 		if kind == EscalationFix {
-			p := ParsePlan(env.Files)
+			p := ParsePlan(env.files())
 			text := p.MarkSkipped(w.Phase)
 			o.Files = map[string]string{TasksDir + "/" + MasterPlan: text}
 			files := PlanFiles{}
-			for k, v := range env.Files {
+			for k, v := range env.files() {
 				files[k] = v
 			}
 			files[MasterPlan] = []byte(text)

@@ -1,10 +1,10 @@
 package gates
 
 import (
+	stdjson "encoding/json"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"sort"
 	"time"
-
-	"github.com/goccy/go-json"
 )
 
 // The workflow's agents, by their bare names. Plugin installs call them
@@ -189,7 +189,7 @@ const (
 func DecodeWorkflow(raw []byte) (*Workflow, error) {
 	w := &Workflow{}
 	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, w); err != nil {
+		if err := stdjson.Unmarshal(raw, w); err != nil {
 			return nil, err
 		}
 	}
@@ -197,7 +197,7 @@ func DecodeWorkflow(raw []byte) (*Workflow, error) {
 }
 
 // Encode writes the workflow section.
-func (w *Workflow) Encode() ([]byte, error) { return json.Marshal(w) }
+func (w *Workflow) Encode() ([]byte, error) { return jsonenc.Marshal(w) }
 
 // launchByTool finds a launch by its tool_use_id.
 func (w *Workflow) launchByTool(id string) *Launch {
@@ -356,12 +356,10 @@ func (w *Workflow) discoveryReturned() bool {
 	return r && e
 }
 
+// allTasksReturned reads the phase from the plan snapshot, not the live
+// files: what the phase holds was fixed when it was taken.
 func (w *Workflow) allTasksReturned(env *Env) bool {
-	p, err := env.plan()
-	if err != nil {
-		return false
-	}
-	ph := p.Phase(w.Phase)
+	ph := w.Plan.Phase(w.Phase)
 	if ph == nil || len(ph.Tasks) == 0 {
 		return false
 	}

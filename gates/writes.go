@@ -94,7 +94,7 @@ func (w *Workflow) prePlanWrite(c *Call, env *Env, name string) Outcome {
 	if o, bad := w.tampered(env); bad {
 		return o
 	}
-	current, exists := env.Files[name]
+	current, exists := env.files()[name]
 	next, err := applyWrite(string(current), exists, c.Write)
 	if err != "" {
 		return w.deny(0, fmt.Sprintf("%s: %s", name, err))
@@ -146,7 +146,7 @@ func (w *Workflow) prePlanWrite(c *Call, env *Env, name string) Outcome {
 		if !isMaster {
 			return w.deny(2, fmt.Sprintf("in 4c only %s changes (ticks, Status:, Progress:), not %s.", MasterPlan, name))
 		}
-		if err := ParsePlan(env.Files).CheckTicking(w.Phase, next); err != nil {
+		if err := ParsePlan(env.files()).CheckTicking(w.Phase, next); err != nil {
 			return w.deny(2, err.Error()+".")
 		}
 		return Outcome{}
@@ -157,7 +157,7 @@ func (w *Workflow) prePlanWrite(c *Call, env *Env, name string) Outcome {
 		if c.AgentID != "" && !byPlanner(JobPhase) {
 			return w.deny(0, "only the orchestrator or the task-planner creating the phase may append it.")
 		}
-		p := ParsePlan(env.Files)
+		p := ParsePlan(env.files())
 		if isMaster {
 			if _, err := p.CheckAppend(next); err != nil {
 				return w.deny(0, err.Error()+".")
@@ -223,7 +223,7 @@ func (w *Workflow) postWrite(c *Call, env *Env) Outcome {
 		return Outcome{}
 	}
 	o := Outcome{Changed: true}
-	w.PlanHashes = HashPlanFiles(env.Files)
+	w.PlanHashes = HashPlanFiles(env.files())
 	if w.Current == S4c {
 		w.advance4c(env, &o)
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/orch-hook/orch-hook/state"
 )

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // The payloads in testdata/payloads are copies of what Claude Code 2.1.328

@@ -1,9 +1,8 @@
 package hooks
 
 import (
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io"
-
-	"github.com/goccy/go-json"
 )
 
 // Decision is what orch-hook answers to one hook event. The zero value is
@@ -58,7 +57,7 @@ func Render(w io.Writer, event string, d Decision) error {
 	default:
 		return nil
 	}
-	b, err := json.MarshalWithOption(out, json.DisableHTMLEscape())
+	b, err := jsonenc.Marshal(out)
 	if err != nil {
 		return err
 	}

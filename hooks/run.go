@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -92,6 +93,19 @@ func Handle(env Env, in *Input) Decision {
 	call := toCall(in, root)
 	store := state.Open(root)
 	store.Now = env.now
+	if o, denied := gates.Static(call); denied {
+		if _, err := os.Stat(store.CheckpointPath()); err == nil {
+			_ = store.Append(toEvents(o.Records, call, &gates.Workflow{})...)
+		}
+		return decisionOf(o)
+	}
+	if !gates.NeedsState(call) {
+		// Decided without the state: only record that hooks run.
+		if _, err := os.Stat(store.CheckpointPath()); err == nil {
+			store.TouchHealth(healthName(in), env.now())
+		}
+		return Decision{}
+	}
 	cp, err := store.Load()
 	if errors.Is(err, state.ErrNoState) {
 		// The fast path: no workflow here. Nothing is written.
@@ -104,11 +118,7 @@ func Handle(env Env, in *Input) Decision {
 		return Decision{} // other workflows arrive with their own engine
 	}
 	if !gates.Finished(cp.StateMachine.CurrentState) {
-		name := in.HookEventName
-		if in.AgentID != "" {
-			name += ".subagent"
-		}
-		store.TouchHealth(name, env.now())
+		store.TouchHealth(healthName(in), env.now())
 	}
 	if !gates.Relevant(call) {
 		return Decision{}
@@ -123,34 +133,42 @@ func Handle(env Env, in *Input) Decision {
 	return d
 }
 
-// noWorkflow: only the static rules hold, and a typed
-// /orch-hook:orchestrate starts a workflow.
+// healthName is the health file of an event: main thread and subagents
+// apart.
+func healthName(in *Input) string {
+	if in.AgentID != "" {
+		return in.HookEventName + ".subagent"
+	}
+	return in.HookEventName
+}
+
+// noWorkflow: a typed /orch-hook:orchestrate starts a workflow; nothing
+// else is decided (the static rules ran already).
 func noWorkflow(env Env, store *state.Store, in *Input, call *gates.Call) Decision {
 	if in.HookEventName == UserPromptSubmit && isStartPrompt(in.Prompt) {
 		o := gates.Decide(&gates.Workflow{Current: gates.Complete}, call, &gates.Env{})
 		return startWorkflow(env, store, o, call)
 	}
-	if in.HookEventName != PreToolUse || (call.Tool != "Skill" && call.Tool != "Bash") {
-		return Decision{}
-	}
-	o := gates.Decide(&gates.Workflow{Current: gates.Complete}, call, &gates.Env{})
-	return decisionOf(o)
+	return Decision{}
 }
 
 // decide runs the workflow on the event: first on the lock-free snapshot;
 // only if that changes the state or denies does it take the lock and
 // decide again on the fresh state (the authoritative decision).
 func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call) (Decision, error) {
+	// The plan files are read on first use, at most once per call.
 	var files gates.PlanFiles
-	if gates.NeedsPlan(call) {
-		f, err := state.ReadDirFiles(store.Root, gates.TasksDir)
-		if err != nil {
-			return Decision{}, fmt.Errorf("reading the plan: %w", err)
+	var filesErr error
+	read := false
+	load := func() (gates.PlanFiles, error) {
+		if !read {
+			read = true
+			files, filesErr = state.ReadDirFiles(store.Root, gates.TasksDir)
 		}
-		files = f
+		return files, filesErr
 	}
 	genv := func() *gates.Env {
-		return &gates.Env{Root: state.ResolvedRoot(store.Root), Files: files, Now: env.now(), StopCap: env.StopCap}
+		return &gates.Env{Root: state.ResolvedRoot(store.Root), LoadFiles: load, Now: env.now(), StopCap: env.StopCap}
 	}
 	w, err := LoadWorkflow(cp)
 	if err != nil {

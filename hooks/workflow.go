@@ -3,11 +3,12 @@ package hooks
 import (
 	"errors"
 	"fmt"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/state"
@@ -86,7 +87,7 @@ func toEvents(records []gates.Record, call *gates.Call, w *gates.Workflow) []sta
 			ev.Phase = w.Phase
 		}
 		if r.Input != "" {
-			ev.Input, _ = json.Marshal(r.Input)
+			ev.Input, _ = jsonenc.Marshal(r.Input)
 		}
 		fillEvent(&ev, call)
 		events = append(events, ev)

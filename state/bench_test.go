@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // Benchmarks of the store's two paths: the lock-free read every hook call

@@ -3,11 +3,12 @@ package state
 import (
 	"bytes"
 	"fmt"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // SchemaVersion is the checkpoint schema this package writes.
@@ -101,7 +102,7 @@ func (c *Checkpoint) Successors(state string) []string {
 
 // Clone returns a deep copy, so a closure can mutate freely.
 func (c *Checkpoint) Clone() *Checkpoint {
-	b, err := json.Marshal(c)
+	b, err := jsonenc.Marshal(c)
 	if err != nil {
 		panic(fmt.Sprintf("state: checkpoint does not marshal: %v", err))
 	}
@@ -123,7 +124,7 @@ var knownFields = map[string]bool{
 
 // MarshalJSON writes the known fields and then any preserved extra fields.
 func (c *Checkpoint) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal((*checkpointAlias)(c))
+	b, err := jsonenc.Marshal((*checkpointAlias)(c))
 	if err != nil || len(c.extra) == 0 {
 		return b, err
 	}
@@ -135,7 +136,7 @@ func (c *Checkpoint) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Write(b[:len(b)-1])
 	for _, k := range keys {
-		kb, _ := json.Marshal(k)
+		kb, _ := jsonenc.Marshal(k)
 		buf.WriteByte(',')
 		buf.Write(kb)
 		buf.WriteByte(':')

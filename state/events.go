@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io"
 	"io/fs"
 	"os"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // Event types. Every state change and every deny is logged; allows are not.
@@ -63,7 +64,7 @@ type Event struct {
 func appendEvents(path string, events []Event) error {
 	var buf bytes.Buffer
 	for i := range events {
-		b, err := json.MarshalWithOption(&events[i], json.DisableHTMLEscape())
+		b, err := jsonenc.Marshal(&events[i])
 		if err != nil {
 			return err
 		}

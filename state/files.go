@@ -1,11 +1,11 @@
 package state
 
 import (
-	"math/rand/v2"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // FuzzDecodeCheckpoint: Decode never panics, and any checkpoint it accepts

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // Helpers shared by the state tests. Names start with "tst" so that they do

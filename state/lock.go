@@ -3,11 +3,12 @@ package state
 import (
 	"context"
 	"fmt"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 	"github.com/gofrs/flock"
 )
 
@@ -62,7 +63,7 @@ func (s *Store) lock() (unlock func(), err error) {
 		}
 		return nil, &LockError{Path: path, Waited: time.Since(start).Round(time.Millisecond), Holder: readHolder(path)}
 	}
-	holder, _ := json.Marshal(LockHolder{PID: os.Getpid(), Command: commandLine(), Since: time.Now().UTC()})
+	holder, _ := jsonenc.Marshal(LockHolder{PID: os.Getpid(), Command: commandLine(), Since: time.Now().UTC()})
 	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|noFollow, fileMode); err == nil {
 		f.Write(holder)
 		f.Close()

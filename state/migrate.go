@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // V13Phases maps v1.3 phase numbers to v2.0 state names (seed 000).

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 func TestMigrateV13Phases(t *testing.T) {

@@ -3,12 +3,11 @@ package state
 import (
 	"errors"
 	"fmt"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/goccy/go-json"
 )
 
 // Dir is where a project's state lives, relative to its root.
@@ -192,7 +191,7 @@ func (s *Store) commitLocked(prev, next *Checkpoint, events []Event) error {
 	if err := next.Validate(); err != nil {
 		return fmt.Errorf("refusing to write an invalid checkpoint: %w", err)
 	}
-	data, err := json.Marshal(next)
+	data, err := jsonenc.Marshal(next)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 func TestLoad(t *testing.T) {

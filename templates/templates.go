@@ -9,13 +9,12 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
 	"text/template"
-
-	"github.com/goccy/go-json"
 
 	"github.com/orch-hook/orch-hook/gates"
 )
@@ -140,7 +139,7 @@ func Render(t Target) (map[string][]byte, error) {
 		}
 	}
 	if t.hooksFile != "" {
-		b, err := json.MarshalIndentWithOption(HooksFile{Description: "orch-hook: enforce the orchestrate workflow (see README.md)", Hooks: Hooks(t)}, "", "  ", json.DisableHTMLEscape())
+		b, err := jsonenc.Indent(HooksFile{Description: "orch-hook: enforce the orchestrate workflow (see README.md)", Hooks: Hooks(t)})
 		if err != nil {
 			return nil, err
 		}

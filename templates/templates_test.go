@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/orch-hook/orch-hook/gates"
 )

@@ -63,6 +63,8 @@ func NewApp(e *env) *cli.App {
 			generateCommand(e),
 			initCommand(e),
 			doctorCommand(e),
+			graphCommand(e),
+			reportCommand(e),
 			explainCommand(e),
 		},
 		// Errors are printed and mapped to exit codes by Main alone.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/state"

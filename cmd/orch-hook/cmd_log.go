@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/goccy/go-json"
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/state"
@@ -136,7 +136,7 @@ func printEvent(w io.Writer, ev *state.Event, asJSON bool) error {
 	}
 	cp := *ev
 	cp.Checkpoint = nil
-	b, err := json.MarshalWithOption(&cp, json.DisableHTMLEscape())
+	b, err := jsonenc.Marshal(&cp)
 	if err != nil {
 		return err
 	}

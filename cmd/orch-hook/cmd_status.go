@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"os"
 	"time"
 
-	"github.com/goccy/go-json"
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/internal/status"
@@ -37,7 +37,7 @@ func statusCommand(e *env) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				b, err := json.MarshalIndentWithOption(r, "", "  ", json.DisableHTMLEscape())
+				b, err := jsonenc.Indent(r)
 				if err != nil {
 					return err
 				}

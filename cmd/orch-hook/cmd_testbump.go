@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/state"

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 
 	"github.com/orch-hook/orch-hook/state"
 )

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // PluginVersion reads the version from <root>/.claude-plugin/plugin.json.

@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 func main() {
