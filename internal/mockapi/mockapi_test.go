@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 const testScript = `A test script.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // Headers Claude Code 2.1.328 sets: the session id on every request, the

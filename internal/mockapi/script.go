@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // Defaults for Options.

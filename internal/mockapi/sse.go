@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/goccy/go-json"
+	"encoding/json"
 )
 
 // The wire format follows the Messages API streaming documentation: each
