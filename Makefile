@@ -59,7 +59,7 @@ demo: build
 test: test-unit test-race test-fuzz
 
 test-unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v /internal/e2e)
 
 test-race:
 	$(GO) test -count=1 -race ./state/... ./hooks/...
@@ -85,8 +85,15 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./state/... ./hooks/...
 	$(GO) run ./internal/procbench
 
+# The end-to-end suite: the real Claude Code CLI (from PATH or .e2e/, where
+# .ci/run installs it) against a mock of the Messages API, with the plugin
+# and this binary; and the Gate 3 mutant, which the suite must catch. It
+# skips without the CLI unless ORCH_HOOK_E2E_REQUIRED=1.
+e2e:
+	PATH="$(CURDIR)/.e2e/node_modules/.bin:$$PATH" $(GO) test -count=1 -timeout 10m ./internal/e2e
+
 # What CI runs (.ci/run).
-ci: lint build test validate
+ci: lint build test validate e2e
 
 clean:
 	rm -rf bin dist

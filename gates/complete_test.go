@@ -349,8 +349,13 @@ func TestStopBlocked(t *testing.T) {
 		h := driveTo(t, S4a)
 		r := h.launch(Implementer, implPrompt(1))
 		wantAllow(t, h.do(stopCall(r.agentID)))
-		// The main thread owes the other tasks once it is no longer listed.
+		// Finished, but its task-notification is still on its way: that
+		// will wake the orchestrator, so it may stop meanwhile.
 		r.stop(implComplete)
+		wantAllow(t, h.do(stopCall()))
+		// Once the notification is delivered, the main thread owes the
+		// other tasks.
+		r.notify(implComplete)
 		wantBlock(t, h.do(stopCall()), 0, "Next: launch code-implementer for Task 02, Task 03 (in parallel, one message).")
 	})
 	t.Run("the gate a Stop would skip", func(t *testing.T) {

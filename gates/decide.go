@@ -480,6 +480,9 @@ func (w *Workflow) jobFor(agent string, c *Call, env *Env, o *Outcome) (job stri
 		return JobGate, 0, 0, ""
 	case SF1:
 		if agent != Planner {
+			if agent == Implementer && !gate3Enforced {
+				return JobFix, TaskOfPrompt(c.Prompt), 0, ""
+			}
 			if agent == Implementer {
 				return "", TaskOfPrompt(c.Prompt), 3, "code-implementer before FAILURE_ANALYSIS is not allowed."
 			}

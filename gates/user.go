@@ -30,6 +30,13 @@ func (w *Workflow) stop(c *Call, env *Env) Outcome {
 		o.Changed = true
 		o.log(Record{Type: RecUpdate, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Reason: "stale launch cleared at Stop: not among the running background tasks and never completed"})
 	}
+	// A background agent that finished but whose task-notification has
+	// not reached the orchestrator yet will wake it: let it stop meanwhile.
+	for _, l := range w.Launches {
+		if l.Notice != "" {
+			waitingOnAgent = true
+		}
+	}
 	if w.Current == Escalated || w.WaitingOn != "" || waitingOnAgent {
 		return o
 	}

@@ -295,6 +295,29 @@ func (r *Request) LastUserTexts() []string {
 	return out
 }
 
+// NewText is everything the request adds after its last assistant message
+// (the whole conversation when there is none): text blocks of user and
+// system messages and tool_result contents, joined by newlines.
+func (r *Request) NewText() string {
+	if r.Messages == nil {
+		return ""
+	}
+	msgs := r.Messages.Messages
+	i := len(msgs)
+	for i > 0 && msgs[i-1].Role != "assistant" {
+		i--
+	}
+	var out []string
+	for _, m := range msgs[i:] {
+		for _, b := range m.Content {
+			if t := b.BlockText(); t != "" {
+				out = append(out, t)
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // ToolResults are the tool_result blocks of the request, in order.
 func (r *Request) ToolResults() []ToolResult {
 	if r.Messages == nil {

@@ -66,6 +66,12 @@ type Turn struct {
 	// StopReason overrides the stop reason ("tool_use" when the turn holds
 	// a tool_use block, else "end_turn").
 	StopReason string
+	// When, if set, serves this turn to a request whose new content (what
+	// follows its last assistant message: tool results, hook context, a
+	// notification) contains the text, whatever the turn's index. When
+	// several match, the last one listed wins (the furthest step). This
+	// makes a script robust to how background completions interleave.
+	When string
 }
 
 // Block is one content block of an assistant message: a text block when
@@ -110,7 +116,7 @@ func NewTurn(blocks ...Block) Turn { return Turn{Blocks: blocks} }
 func (b Block) isTool() bool { return b.Tool != "" }
 
 // UnmarshalJSON accepts a turn as an array of blocks or as an object
-// {"blocks": [...], "stop_reason": "..."}.
+// {"blocks": [...], "stop_reason": "...", "when": "..."}.
 func (t *Turn) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -122,24 +128,26 @@ func (t *Turn) UnmarshalJSON(data []byte) error {
 	var obj struct {
 		Blocks     []Block `json:"blocks"`
 		StopReason string  `json:"stop_reason"`
+		When       string  `json:"when"`
 	}
 	if err := dec.Decode(&obj); err != nil {
 		return err
 	}
-	t.Blocks, t.StopReason = obj.Blocks, obj.StopReason
+	t.Blocks, t.StopReason, t.When = obj.Blocks, obj.StopReason, obj.When
 	return nil
 }
 
 // MarshalJSON writes a turn as an array of blocks unless it has a
-// StopReason.
+// StopReason or a When.
 func (t Turn) MarshalJSON() ([]byte, error) {
-	if t.StopReason == "" {
+	if t.StopReason == "" && t.When == "" {
 		return json.Marshal(t.Blocks)
 	}
 	return json.Marshal(struct {
 		Blocks     []Block `json:"blocks"`
-		StopReason string  `json:"stop_reason"`
-	}{t.Blocks, t.StopReason})
+		StopReason string  `json:"stop_reason,omitempty"`
+		When       string  `json:"when,omitempty"`
+	}{t.Blocks, t.StopReason, t.When})
 }
 
 // Validate checks the script: unique non-empty conversation names, a match

@@ -285,7 +285,10 @@ func (s *Server) messages(w http.ResponseWriter, req *Request) func() {
 	if conv != nil {
 		req.Conversation = conv.Name
 		req.Turn = req.AssistantTurns()
-		if req.Turn < len(conv.Turns) {
+		if i, ok := conv.turnWhen(req.NewText()); ok {
+			req.Turn = i
+			turn = conv.Turns[i]
+		} else if req.Turn < len(conv.Turns) && conv.Turns[req.Turn].When == "" {
 			turn = conv.Turns[req.Turn]
 		} else {
 			req.Overflow = true
@@ -505,4 +508,14 @@ func (s *Server) Summary() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// turnWhen finds the last turn whose When occurs in text.
+func (c *Conversation) turnWhen(text string) (int, bool) {
+	for i := len(c.Turns) - 1; i >= 0; i-- {
+		if w := c.Turns[i].When; w != "" && strings.Contains(text, w) {
+			return i, true
+		}
+	}
+	return 0, false
 }

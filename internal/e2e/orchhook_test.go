@@ -1,0 +1,393 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/orch-hook/orch-hook/internal/mockapi"
+)
+
+// The orch-hook scenarios run the real Claude Code CLI with a copy of this
+// repository's plugin (commands, agents, hooks/hooks.json) whose bin/ holds
+// the binary under test, stamped with the plugin's version so the
+// bootstrap does not rebuild it.
+
+var (
+	buildMu sync.Mutex
+	built   = map[string]string{} // build tags -> plugin dir
+)
+
+// pluginCopy builds orch-hook (with extra build tags, e.g. the gate-3
+// mutant) once per test process and returns a plugin directory holding it.
+func pluginCopy(t *testing.T, tags string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if dir, ok := built[tags]; ok {
+		return dir
+	}
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "orch-hook-plugin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "hooks/hooks.json", "hooks/bootstrap.sh"} {
+		copyFile(t, filepath.Join(root, p), filepath.Join(dir, p))
+	}
+	for _, sub := range []string{"commands", "agents"} {
+		entries, err := os.ReadDir(filepath.Join(root, sub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			copyFile(t, filepath.Join(root, sub, e.Name()), filepath.Join(dir, sub, e.Name()))
+		}
+	}
+	manifest, err := os.ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(manifest, &m); err != nil || m.Version == "" {
+		t.Fatalf("plugin.json has no version: %v", err)
+	}
+	allTags := "urfave_cli_no_docs"
+	if tags != "" {
+		allTags += "," + tags
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-tags", allTags, "-ldflags", "-X main.version="+m.Version, "-o", filepath.Join(dir, "bin", "orch-hook"), "./cmd/orch-hook")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build orch-hook (tags %s): %v\n%s", allTags, err, out)
+	}
+	built[tags] = dir
+	return dir
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scenario loads testdata/NAME.txtar with {{PROJECT}} pointing at project.
+func scenario(t *testing.T, name, project string) *mockapi.Script {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := mockapi.ParseTxtar([]byte(strings.ReplaceAll(string(b), "{{PROJECT}}", project)))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return s
+}
+
+// statusOf runs `orch-hook status --json` of the plugin's binary.
+func statusOf(t *testing.T, plugin, project string) map[string]any {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(plugin, "bin", "orch-hook"), "--project", project, "status", "--json").Output()
+	if err != nil {
+		t.Fatalf("orch-hook status: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, out)
+	}
+	return m
+}
+
+func workflowState(st map[string]any) string {
+	wf, _ := st["workflow"].(map[string]any)
+	s, _ := wf["state"].(string)
+	return s
+}
+
+// checks collects a scenario's failed expectations, so that the mutant
+// test can assert that a scenario fails without failing itself.
+type checks struct{ problems []string }
+
+func (c *checks) errorf(format string, args ...any) {
+	c.problems = append(c.problems, fmt.Sprintf(format, args...))
+}
+
+// wantText: the model was told text (system or user content, hook context).
+func (c *checks) wantText(run *Run, text string) {
+	if _, ok := run.Mock.FindText(text); !ok {
+		if _, _, ok := run.Mock.FindToolResult(text); !ok {
+			c.errorf("the model was never told %q", text)
+		}
+	}
+}
+
+// wantDenied: a tool call was refused with a reason containing text.
+func (c *checks) wantDenied(run *Run, text string) {
+	_, tr, ok := run.Mock.FindToolResult(text)
+	if !ok {
+		c.errorf("no tool call was refused with %q", text)
+		return
+	}
+	if !tr.IsError || !strings.Contains(tr.Text, "hook error") {
+		c.errorf("the tool_result with %q is not a hook refusal: %q", text, tr.Text)
+	}
+}
+
+func (c *checks) report(t *testing.T, run *Run) {
+	t.Helper()
+	for _, p := range c.problems {
+		t.Error(p)
+	}
+	if len(c.problems) > 0 {
+		t.Logf("requests:\n%s", run.Mock.Summary())
+		if os.Getenv("ORCH_HOOK_E2E_VERBOSE") != "" {
+			dumpNewText(t, run)
+		}
+	}
+}
+
+func newProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+// TestFlow is scenario 1: the whole workflow, 0a to complete.
+func TestFlow(t *testing.T) {
+	plugin := pluginCopy(t, "")
+	project := newProject(t)
+	run := runClaude(t, Config{
+		PluginDir:  plugin,
+		ProjectDir: project,
+		Script:     scenario(t, "flow", project),
+		Messages:   []string{"/orch-hook:orchestrate [[E2E-FLOW]] Build a greeting module", "/orch-hook:approve"},
+		MaxTurns:   40,
+		Timeout:    120 * time.Second,
+	})
+	var c checks
+	for _, line := range []string{
+		"[STEP 0a] REQUIREMENTS_CLEAR -> 2",
+		"[STEP 2] MASTER_PLAN.md created -> 3 | 1 phases, 2 tasks",
+		"[STEP 3] APPROVED -> 4a | phase 1 of 1: launch code-implementer for Task 01, Task 02 (in parallel, one message)",
+		"[PHASE 1 | Tasks 01-02] 4a OK -> 4b | 2 tasks implemented",
+		"PHASE METADATA EXTRACTION - Phase 1",
+		"[PHASE 1 | Tasks 01-02] 4b OK -> 4c",
+		"[PHASE 1 | Tasks 01-02] 4c OK -> 5a",
+		"[STEP 5a] PASS -> 6",
+		"[STEP 6] SUCCESS_EXTRACTION -> complete",
+	} {
+		c.wantText(run, line)
+	}
+	st := statusOf(t, plugin, project)
+	if got := workflowState(st); got != "complete" {
+		c.errorf("final state %q, want complete", got)
+	}
+	wf, _ := st["workflow"].(map[string]any)
+	completed, _ := json.Marshal(wf["completed_states"])
+	if string(completed) != `["0a","2","3","4a","4b","4c","5a","6"]` {
+		c.errorf("completed_states %s", completed)
+	}
+	for _, f := range []string{"src/greet.txt", "src/greet_test.txt"} {
+		if _, err := os.Stat(filepath.Join(project, f)); err != nil {
+			c.errorf("the implementer's %s was not written: %v", f, err)
+		}
+	}
+	if len(run.Mock.Overflows()) > 0 {
+		c.errorf("a conversation ran out of turns: %v", run.Mock.Overflows())
+	}
+	c.report(t, run)
+}
+
+// TestImplementerBeforeApproval is scenario 2: code-implementer launched
+// before the user approved the plan is denied, and the model's next
+// request holds the reason.
+func TestImplementerBeforeApproval(t *testing.T) {
+	plugin := pluginCopy(t, "")
+	project := newProject(t)
+	run := runClaude(t, Config{
+		PluginDir:  plugin,
+		ProjectDir: project,
+		Script:     scenario(t, "early", project),
+		Messages:   []string{"/orch-hook:orchestrate [[E2E-EARLY]] Build a greeting module"},
+		MaxTurns:   20,
+	})
+	var c checks
+	c.wantDenied(run, "PreToolUse:Agent hook error: orch-hook: code-implementer may not run before the user approves the plan. Now: step 3, waiting for the user's approval.")
+	if got := workflowState(statusOf(t, plugin, project)); got != "3" {
+		c.errorf("state %q, want 3", got)
+	}
+	if _, err := os.Stat(filepath.Join(project, "src", "greet.txt")); err == nil {
+		c.errorf("the denied implementer ran")
+	}
+	c.report(t, run)
+}
+
+// runFailThrice is scenario 3, shared with the mutant test.
+func runFailThrice(t *testing.T, plugin string) (*Run, *checks, string) {
+	project := newProject(t)
+	run := runClaude(t, Config{
+		PluginDir:  plugin,
+		ProjectDir: project,
+		Script:     scenario(t, "fail3", project),
+		Messages:   []string{"/orch-hook:orchestrate [[E2E-FAIL3]] Build a greeting module", "/orch-hook:approve"},
+		MaxTurns:   60,
+		Timeout:    120 * time.Second,
+	})
+	c := &checks{}
+	c.wantDenied(run, "orch-hook: [Gate 3] code-implementer before FAILURE_ANALYSIS is not allowed. Now: phase 1, step F1, fix iteration 1/3. Next: launch task-planner for FAILURE_ANALYSIS.")
+	c.wantText(run, "4b FAIL -> F1 | Task 01 failed: Greeting is misspelled. (fix iteration 1/3)")
+	c.wantText(run, "F1 OK -> F2 | fix only Task 01")
+	c.wantText(run, "4b FAIL -> escalated | fix iteration 3/3 used up")
+	esc, err := os.ReadFile(filepath.Join(project, ".orchestrator", "ESCALATION.md"))
+	if err != nil {
+		c.errorf("ESCALATION.md was not written: %v", err)
+	} else if !strings.Contains(string(esc), "**Iteration**: 3/3 (maximum reached)") || !strings.Contains(string(esc), "/orch-hook:resolve retry") {
+		c.errorf("ESCALATION.md lacks the seed's format:\n%s", esc)
+	}
+	if got := workflowState(statusOf(t, plugin, project)); got != "escalated" {
+		c.errorf("state %q, want escalated", got)
+	}
+	if _, ok := run.Mock.FindText("Stop hook feedback:"); ok {
+		c.errorf("a Stop was blocked, but Stop is allowed while escalated")
+	}
+	return run, c, project
+}
+
+// TestFailThrice is scenario 3: three 4b FAILs, F1/F2 enforced in between
+// (a fix without FAILURE_ANALYSIS is denied), then escalation.
+func TestFailThrice(t *testing.T) {
+	run, c, _ := runFailThrice(t, pluginCopy(t, ""))
+	c.report(t, run)
+}
+
+// TestMutantGate3IsCaught runs scenario 3 against a build whose Gate 3
+// check is disabled (-tags orchhook_mutant_gate3): the scenario must fail,
+// or the suite could not see a broken gate.
+func TestMutantGate3IsCaught(t *testing.T) {
+	run, c, _ := runFailThrice(t, pluginCopy(t, "orchhook_mutant_gate3"))
+	if len(c.problems) == 0 {
+		t.Fatalf("scenario 3 passed against the Gate 3 mutant: the suite cannot see a broken gate\n%s", run.Mock.Summary())
+	}
+	t.Logf("scenario 3 failed against the mutant, as it must: %s", c.problems[0])
+}
+
+// TestSelfApproval is scenario 4: the model tries to approve its own plan
+// through Bash and through the Skill tool; both are refused.
+func TestSelfApproval(t *testing.T) {
+	plugin := pluginCopy(t, "")
+	project := newProject(t)
+	run := runClaude(t, Config{
+		PluginDir:  plugin,
+		ProjectDir: project,
+		Script:     scenario(t, "selfapprove", project),
+		Messages:   []string{"/orch-hook:orchestrate [[E2E-SELF]] Build a greeting module"},
+		MaxTurns:   20,
+	})
+	var c checks
+	c.wantDenied(run, "PreToolUse:Bash hook error: orch-hook: running orch-hook approve from Bash is not allowed")
+	// The client itself refuses a Skill call of a disable-model-invocation
+	// command before any hook runs; orch-hook's own Skill rule (tested in
+	// the testscripts) is the second line. Either way it must be refused.
+	if _, tr, ok := run.Mock.FindToolResult("orch-hook:approve"); !ok || !tr.IsError && !strings.Contains(tr.Text, "tool_use_error") {
+		c.errorf("the Skill call of orch-hook:approve was not refused: %+v", tr)
+	}
+	if got := workflowState(statusOf(t, plugin, project)); got != "3" {
+		c.errorf("state %q, want 3 (still waiting for the user's approval)", got)
+	}
+	c.report(t, run)
+}
+
+var reStopBlock = regexp.MustCompile(`stop blocked (\d)/3`)
+
+// TestStopMidLoop is scenario 5: the model tries to stop in the middle of
+// the implementation loop; it is blocked with the next step, then released
+// by the cap (no endless loop).
+func TestStopMidLoop(t *testing.T) {
+	plugin := pluginCopy(t, "")
+	project := newProject(t)
+	run := runClaude(t, Config{
+		PluginDir:  plugin,
+		ProjectDir: project,
+		Script:     scenario(t, "stop", project),
+		Messages:   []string{"/orch-hook:orchestrate [[E2E-STOP]] Build a greeting module", "/orch-hook:approve"},
+		MaxTurns:   30,
+	})
+	var c checks
+	blocks := map[string]bool{}
+	for _, r := range run.Mock.Requests() {
+		for _, text := range r.UserTexts() {
+			if strings.HasPrefix(text, "Stop hook feedback:") {
+				if m := reStopBlock.FindStringSubmatch(text); m != nil {
+					blocks[m[1]] = true
+				}
+				if !strings.Contains(text, "Next: launch code-implementer for Task 01.") {
+					c.errorf("the Stop block does not name the next step: %q", text)
+				}
+			}
+		}
+	}
+	for _, n := range []string{"1", "2", "3"} {
+		if !blocks[n] {
+			c.errorf("no Stop block %s/3 reached the model (saw %v)", n, blocks)
+		}
+	}
+	if len(run.Results()) == 0 {
+		c.errorf("the run never ended: the cap did not release the Stop")
+	}
+	if got := workflowState(statusOf(t, plugin, project)); got != "4a" {
+		c.errorf("state %q, want 4a", got)
+	}
+	c.report(t, run)
+}
+
+// TestWhoWrites is scenario 6: a code-implementer subagent edits project
+// files; the main agent editing a source file during 4a is denied.
+func TestWhoWrites(t *testing.T) {
+	plugin := pluginCopy(t, "")
+	project := newProject(t)
+	run := runClaude(t, Config{
+		PluginDir:  plugin,
+		ProjectDir: project,
+		Script:     scenario(t, "writes", project),
+		Messages:   []string{"/orch-hook:orchestrate [[E2E-WRITES]] Build a greeting module", "/orch-hook:approve"},
+		MaxTurns:   30,
+	})
+	var c checks
+	c.wantDenied(run, "PreToolUse:Write hook error: orch-hook: the orchestrator may not edit src/greet.txt now")
+	b, err := os.ReadFile(filepath.Join(project, "src", "greet.txt"))
+	if err != nil || string(b) != "hello from the implementer\n" {
+		c.errorf("src/greet.txt = %q, %v; want the implementer's content", b, err)
+	}
+	c.report(t, run)
+}
+
+func dumpNewText(t *testing.T, run *Run) {
+	for _, r := range run.Mock.Requests() {
+		t.Logf("#%d %s NEW: %.600q", r.Seq, r.Conversation, r.NewText())
+	}
+}
