@@ -333,11 +333,21 @@ func reverseLines(f *os.File, fn func(line []byte) bool) error {
 	return nil
 }
 
-// hasType checks a record's "type" without decoding it (the encoder writes
-// `"type":"deny"` with no spaces).
+// hasType checks a record's "type" without decoding it: the encoder writes
+// `"type":"deny"` with no spaces, right after time and serial, so only the
+// line's head is searched.
 func hasType(line []byte, types []string) bool {
+	head := line
+	if len(head) > 160 {
+		head = head[:160]
+	}
+	i := bytes.Index(head, []byte(`"type":"`))
+	if i < 0 {
+		return false
+	}
+	rest := head[i+len(`"type":"`):]
 	for _, t := range types {
-		if bytes.Contains(line, []byte(`"type":"`+t+`"`)) {
+		if len(rest) > len(t) && string(rest[:len(t)]) == t && rest[len(t)] == '"' {
 			return true
 		}
 	}

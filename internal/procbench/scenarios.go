@@ -108,6 +108,60 @@ var scenarios = []scenario{
 		target: 2.5,
 		setup:  (*harness).benchCompletion,
 	},
+	{
+		// The target is absolute (under 20 ms), so the ratio is reported only.
+		name:  "h. orch-hook status at 4a, 10,000 logged events (target < 20 ms)",
+		setup: (*harness).benchStatus,
+	},
+}
+
+// benchStatus is `orch-hook status` on a workflow at 4a whose log holds
+// 10,000 events (the real ones of reaching 4a, then denials).
+func (h *harness) benchStatus() (command, command, error) {
+	p, err := h.project(h.disk, "status-10k")
+	if err != nil {
+		return command{}, command{}, err
+	}
+	if err := h.reach4a(p); err != nil {
+		return command{}, command{}, err
+	}
+	logPath := filepath.Join(p, ".orchestrator", "state", "events.jsonl")
+	raw, err := os.ReadFile(logPath)
+	if err != nil {
+		return command{}, command{}, err
+	}
+	have := bytes.Count(raw, []byte("\n"))
+	var snap struct {
+		Serial uint64 `json:"serial"`
+	}
+	b, err := os.ReadFile(filepath.Join(p, ".orchestrator", "state", "checkpoint.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &snap)
+	}
+	if err != nil {
+		return command{}, command{}, err
+	}
+	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return command{}, command{}, err
+	}
+	w := bufio.NewWriter(f)
+	for i := have; i < 10_000; i++ {
+		fmt.Fprintf(w, `{"time":"2026-11-22T10:00:00Z","serial":%d,"type":"deny","session":"s","hook_event":"PreToolUse","tool_use_id":"toolu_%05d","state_before":"4a","reason":"orch-hook: a denial seeded by procbench"}`+"\n", snap.Serial, i)
+	}
+	if err := w.Flush(); err != nil {
+		return command{}, command{}, err
+	}
+	if err := f.Close(); err != nil {
+		return command{}, command{}, err
+	}
+	return command{
+		key:   "status-10k",
+		label: "orch-hook status",
+		path:  h.orch,
+		args:  []string{"--project", p, "status"},
+		check: outputHasPrefix("orch-hook orchestrate workflow"),
+	}, h.floorTrivialCmd(), nil
 }
 
 // preToolUseBash is a PreToolUse(Bash) payload as Claude Code 2.1.328 sends

@@ -1,0 +1,2 @@
+def words(text):
+    return text.split()
