@@ -14,7 +14,7 @@ import (
 func graphCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "graph",
-		Usage: "print the workflow definition (states, transitions with their triggers, guards and gates) as a Mermaid or Graphviz graph, the current state highlighted",
+		Usage: "print the workflow definition (states, transitions, guards, gates) as Mermaid or Graphviz, the current state highlighted",
 		Description: "The Mermaid output is a stateDiagram-v2 that GitHub renders inside a ```mermaid block;\n" +
 			"the dot output is for Graphviz (dot -Tsvg). While a workflow is active in the project, its\n" +
 			"current state is highlighted and the states it went through are shaded. The abort rows (every\n" +

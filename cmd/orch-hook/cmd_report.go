@@ -20,7 +20,7 @@ import (
 func reportCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "report",
-		Usage: "write the workflow's report: timeline of steps, phases and agents, durations, time saved by parallel agents, fix iterations, denials by gate, artifacts",
+		Usage: "write the workflow's report (timeline, durations, parallel time saved, fix iterations, denials, artifacts) as Markdown or HTML",
 		Description: "--format md (default) gives Markdown with a Mermaid gantt timeline (renders on GitHub);\n" +
 			"--format html gives one self-contained page with an inline SVG timeline, one row per agent\n" +
 			"launch, and no script or external resource. Times are UTC.",
