@@ -24,8 +24,13 @@ func testBumpCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "init"},
 			&cli.StringFlag{Name: "desc", Value: "bump-script"},
 			&cli.IntFlag{Name: "count", Value: 1},
+			// The concurrency tests raise it: they check that every change
+			// lands, not the timeout policy, on a machine that may be
+			// busy with other tests.
+			&cli.DurationFlag{Name: "lock-wait", Value: state.LockWait},
 		},
 		Action: func(c *cli.Context) error {
+			state.LockWait = c.Duration("lock-wait")
 			store := projectStore(c)
 			if c.Bool("init") {
 				return store.Create(TestCheckpoint(c.String("desc")))

@@ -53,7 +53,7 @@ func TestConcurrentWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(bin, "--project", dir, "test-bump", "--count", "1")
+			cmd := exec.Command(bin, "--project", dir, "test-bump", "--count", "1", "--lock-wait", "60s")
 			<-start
 			if out, err := cmd.CombinedOutput(); err != nil {
 				errs <- fmt.Errorf("%v: %s", err, out)
@@ -133,7 +133,7 @@ func TestCrashDurability(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				cmd := exec.Command(bin, "--project", dir, "test-bump", "--count", "100000")
+				cmd := exec.Command(bin, "--project", dir, "test-bump", "--count", "100000", "--lock-wait", "60s")
 				stdout, err := cmd.StdoutPipe()
 				if err != nil {
 					t.Error(err)
