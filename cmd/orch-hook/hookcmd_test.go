@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"fmt"
+	"github.com/orch-hook/orch-hook/internal/payloads"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,42 +68,10 @@ func runHook(ts *testscript.TestScript, template string, overrides ...string) (s
 	return stdout, stderr, err
 }
 
-// buildPayload loads a template, points it at work, sets the session and
-// applies the overrides (see cmdHook).
+// buildPayload builds a payload from the captured templates (see package
+// payloads).
 func buildPayload(template, work, session string, overrides ...string) ([]byte, error) {
-	raw, err := os.ReadFile(filepath.Join(payloadDir, template+".json"))
-	if err != nil {
-		return nil, err
-	}
-	raw = bytes.ReplaceAll(raw, []byte("/home/user/project"), []byte(work))
-	var payload map[string]any
-	if err := json.Unmarshal(raw, &payload); err != nil {
-		return nil, err
-	}
-	if session != "" {
-		payload["session_id"] = session
-	}
-	for _, a := range overrides {
-		switch {
-		case strings.HasPrefix(a, "-"):
-			deletePath(payload, strings.TrimPrefix(a, "-"))
-		case strings.Contains(a, ":="):
-			k, v, _ := strings.Cut(a, ":=")
-			var val any
-			if err := json.Unmarshal([]byte(v), &val); err != nil {
-				return nil, fmt.Errorf("%s: bad JSON: %v", k, err)
-			}
-			setPath(payload, k, val)
-		case strings.Contains(a, "="):
-			k, v, _ := strings.Cut(a, "=")
-			v = strings.ReplaceAll(v, `\n`, "\n")
-			v = strings.ReplaceAll(v, "$WORK", work)
-			setPath(payload, k, v)
-		default:
-			return nil, fmt.Errorf("bad argument %q", a)
-		}
-	}
-	return json.Marshal(payload)
+	return payloads.Build(payloadDir, template, work, session, overrides...)
 }
 
 // execHook runs `orch-hook hook EVENT` on the payload in dir.
@@ -129,29 +97,4 @@ func execHook(dir string, input []byte, env map[string]string) (string, string, 
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	return stdout.String(), stderr.String(), err
-}
-
-func setPath(m map[string]any, path string, val any) {
-	parts := strings.Split(path, ".")
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
-	}
-	m[parts[len(parts)-1]] = val
-}
-
-func deletePath(m map[string]any, path string) {
-	parts := strings.Split(path, ".")
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			return
-		}
-		m = next
-	}
-	delete(m, parts[len(parts)-1])
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/orch-hook/orch-hook/internal/payloads"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,75 +18,13 @@ import (
 // cmd/orch-hook testscripts (reach_test.go, hookcmd_test.go). Nothing is
 // written into the state files directly.
 
-// payloadDir holds the Claude Code payloads captured for the tests, used as
-// templates (relative to the module root).
-const payloadDir = "cmd/orch-hook/testdata/payloads"
-
 // benchSession is the session_id of every payload procbench sends.
 const benchSession = "procbench-session"
 
-// payload loads the template cmd/orch-hook/testdata/payloads/TEMPLATE.json,
-// points /home/user/project at project, sets session_id and applies the
-// overrides as the testscript `hook` command does: "path=value" (dotted
-// path into the JSON; "\n" in the value is a newline, $WORK the project),
-// "path:=json", "-path".
+// payload builds a hook payload from the captured templates (see package
+// payloads), as the testscript `hook` command does.
 func (h *harness) payload(project, template string, overrides ...string) ([]byte, error) {
-	raw, err := os.ReadFile(filepath.Join(h.module, payloadDir, template+".json"))
-	if err != nil {
-		return nil, err
-	}
-	raw = bytes.ReplaceAll(raw, []byte("/home/user/project"), []byte(project))
-	var p map[string]any
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, fmt.Errorf("%s.json: %v", template, err)
-	}
-	p["session_id"] = benchSession
-	for _, a := range overrides {
-		switch {
-		case strings.HasPrefix(a, "-"):
-			deletePath(p, strings.TrimPrefix(a, "-"))
-		case strings.Contains(a, ":="):
-			k, v, _ := strings.Cut(a, ":=")
-			var val any
-			if err := json.Unmarshal([]byte(v), &val); err != nil {
-				return nil, fmt.Errorf("%s: bad JSON: %v", k, err)
-			}
-			setPath(p, k, val)
-		case strings.Contains(a, "="):
-			k, v, _ := strings.Cut(a, "=")
-			v = strings.ReplaceAll(v, `\n`, "\n")
-			v = strings.ReplaceAll(v, "$WORK", project)
-			setPath(p, k, v)
-		default:
-			return nil, fmt.Errorf("bad override %q", a)
-		}
-	}
-	return json.Marshal(p)
-}
-
-func setPath(m map[string]any, path string, val any) {
-	parts := strings.Split(path, ".")
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			m[p] = next
-		}
-		m = next
-	}
-	m[parts[len(parts)-1]] = val
-}
-
-func deletePath(m map[string]any, path string) {
-	parts := strings.Split(path, ".")
-	for _, p := range parts[:len(parts)-1] {
-		next, ok := m[p].(map[string]any)
-		if !ok {
-			return
-		}
-		m = next
-	}
-	delete(m, parts[len(parts)-1])
+	return payloads.Build(filepath.Join(h.module, payloads.Dir), template, project, benchSession, overrides...)
 }
 
 // hookCall is a timed "orch-hook hook EVENT" in project on the payload
