@@ -195,8 +195,13 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		if err := writeEffects(store, w, &out, events); err != nil {
 			return nil, err
 		}
+		oldTable := cp.StateMachine.TableVersion
 		if err := saveWorkflow(cp, w); err != nil {
 			return nil, err
+		}
+		if oldTable != gates.TableVersion {
+			events = append(events, state.Event{Type: state.EventUpdate, Reason: fmt.Sprintf("transition table upgraded from version %d to %d", oldTable, gates.TableVersion)})
+			fillEvent(&events[len(events)-1], call)
 		}
 		if len(events) == 0 {
 			events = []state.Event{{Type: state.EventUpdate, Reason: "workflow record updated"}}

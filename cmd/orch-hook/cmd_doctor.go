@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -131,14 +130,27 @@ func hooksCheck(pluginRoot, exe, projectRoot string) check {
 	}
 	settings := filepath.Join(projectRoot, ".claude", "settings.json")
 	b, err := os.ReadFile(settings)
-	if err != nil || !bytes.Contains(b, []byte("orch-hook hook")) && !bytes.Contains(b, []byte(`exec "$b" hook`)) {
+	var sf templates.HooksFile
+	registered := 0
+	if err == nil && json.Unmarshal(b, &sf) == nil {
+		for _, matchers := range sf.Hooks {
+			for _, m := range matchers {
+				for _, h := range m.Hooks {
+					if strings.Contains(h.Command, "orch-hook") && strings.Contains(h.Command, " hook ") {
+						registered++
+					}
+				}
+			}
+		}
+	}
+	if registered == 0 {
 		return check{name: "hooks", ok: false, detail: "no orch-hook hooks found (no plugin root, and none in " + settings + ")", fix: "install the plugin (see README), or run `orch-hook init` in the project"}
 	}
 	onPath, err := exec.LookPath("orch-hook")
 	if err != nil {
 		return check{name: "hooks", ok: false, detail: settings + " runs orch-hook from PATH, but it is not on PATH", fix: "go install github.com/orch-hook/orch-hook/cmd/orch-hook@latest"}
 	}
-	return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs %s from PATH", settings, onPath)}
+	return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs %s from PATH (%d events)", settings, onPath, registered)}
 }
 
 // stateChecks: the state directory must be writable and the state loadable.
