@@ -109,6 +109,12 @@ var scenarios = []scenario{
 		setup:  (*harness).benchCompletion,
 	},
 	{
+		// What the hooks.json wiring adds: the exact command line Claude
+		// Code runs (sh -c, test -x, exec) against a plain command line.
+		name:  "i. hooks.json command line vs a plain one (both via sh -c)",
+		setup: (*harness).benchWiring,
+	},
+	{
 		// The target is absolute (under 20 ms), so the ratio is reported only.
 		name:  "h. orch-hook status at 4a, 10,000 logged events (target < 20 ms)",
 		setup: (*harness).benchStatus,
@@ -387,4 +393,52 @@ func readTail(path string, n int64) ([]byte, error) {
 	buf := make([]byte, fi.Size()-off)
 	_, err = f.ReadAt(buf, off)
 	return buf, err
+}
+
+// benchWiring times the PreToolUse hook of the no-workflow scenario as
+// Claude Code runs it, through hooks/hooks.json's command line and sh, in a
+// plugin root whose bin/orch-hook is the binary under test; its floor is a
+// plain command line, also through sh.
+func (h *harness) benchWiring() (command, command, error) {
+	p, err := h.project(h.disk, "wiring")
+	if err != nil {
+		return command{}, command{}, err
+	}
+	root, err := h.project(h.disk, "plugin")
+	if err != nil {
+		return command{}, command{}, err
+	}
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		return command{}, command{}, err
+	}
+	if err := os.Symlink(h.orch, filepath.Join(root, "bin", "orch-hook")); err != nil {
+		return command{}, command{}, err
+	}
+	var hooksFile struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	b, err := os.ReadFile(filepath.Join(h.module, "hooks", "hooks.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &hooksFile)
+	}
+	if err != nil {
+		return command{}, command{}, fmt.Errorf("hooks/hooks.json: %v", err)
+	}
+	line := hooksFile.Hooks["PreToolUse"][0].Hooks[0].Command
+	wired := h.hook("hook-wiring-sh", p, preToolUseBash)
+	wired.label = "sh -c hooks.json line"
+	wired.path = "/bin/sh"
+	wired.args = []string{"-c", line}
+	wired.env = append(wired.env, "CLAUDE_PLUGIN_ROOT="+root)
+	// Claude Code runs every hook command through a shell, so the floor is
+	// a plain "<binary> hook PreToolUse" line, through sh too.
+	plain := wired
+	plain.key = "hook-wiring-plain"
+	plain.label = "sh -c plain command"
+	plain.args = []string{"-c", `"$CLAUDE_PLUGIN_ROOT/bin/orch-hook" hook PreToolUse`}
+	return wired, plain, nil
 }
