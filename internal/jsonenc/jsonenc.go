@@ -1,9 +1,7 @@
-// Package jsonenc encodes JSON with the standard library, without HTML
-// escaping. orch-hook decodes with goccy/go-json, but it encodes each type
-// about once per process (a hook call is a fresh process), and goccy
-// compiles a codec for every type on first use: measured by
-// internal/procbench, that first encode of the workflow cost ~0.5 ms,
-// against tens of µs for encoding/json's reflection.
+// Package jsonenc encodes JSON without HTML escaping (the standard
+// library's encoder escapes <, > and &, which would make shell lines in
+// settings.json and "->" in reasons hard to read) and without the trailing
+// newline of json.Encoder.
 package jsonenc
 
 import (
