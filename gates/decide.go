@@ -225,7 +225,7 @@ func Relevant(c *Call) bool {
 // hook need not read it.
 func NeedsState(c *Call) bool {
 	if c.Event == "PreToolUse" && (c.Tool == "Bash" || c.Tool == "Skill") {
-		return c.Tool == "Bash" && strings.Contains(c.Command, StateDir)
+		return c.Tool == "Bash" && touchesState(c.Command)
 	}
 	return Relevant(c)
 }
@@ -233,6 +233,11 @@ func NeedsState(c *Call) bool {
 // Static applies the rules that hold whatever the state: the model may not
 // take the user's decisions through the Skill tool or by running the binary.
 func Static(c *Call) (Outcome, bool) { return staticRules(c) }
+
+// modelForbidden are subcommands the model may not run from Bash: starting
+// a workflow is the user's; `hook` would let it forge hook events (an
+// approval, a PASS); repair, migrate and init rewrite state or settings.
+var modelForbidden = map[string]bool{"start": true, "hook": true, "repair": true, "migrate": true, "init": true}
 
 // userCommands are the decisions only the user takes.
 var userCommands = map[string]bool{"approve": true, "request-changes": true, "resolve": true, "abort": true, "resume": true}
@@ -258,8 +263,13 @@ func staticRules(c *Call) (Outcome, bool) {
 	case "Bash":
 		if word := binaryDecision(c.Command); word != "" {
 			reason := fmt.Sprintf("orch-hook: running orch-hook %s from Bash is not allowed: %s is the user's decision. Ask the user to type /orch-hook:%s.", word, word, word)
-			if word == "start" {
+			switch word {
+			case "start":
 				reason = "orch-hook: the model may not start a workflow; only the user does, with /orch-hook:orchestrate <request>."
+			case "hook":
+				reason = "orch-hook: running `orch-hook hook` from Bash is not allowed: hook events come from Claude Code, not from the model."
+			case "repair", "migrate", "init":
+				reason = fmt.Sprintf("orch-hook: running orch-hook %s from Bash is not allowed: it rewrites orch-hook's state or settings; ask the user to run it.", word)
 			}
 			o := Outcome{Verdict: Deny, Reason: reason}
 			o.log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
@@ -305,7 +315,7 @@ func binaryDecision(cmd string) string {
 				}
 				continue
 			}
-			if userCommands[arg] || arg == "start" {
+			if userCommands[arg] || modelForbidden[arg] {
 				return arg
 			}
 			break
@@ -752,12 +762,46 @@ func (w *Workflow) tampered(env *Env) (Outcome, bool) {
 }
 
 func (w *Workflow) preBash(c *Call) Outcome {
-	if strings.Contains(c.Command, ".orchestrator/state") {
-		o := w.deny(0, "commands touching .orchestrator/state are not allowed: it is orch-hook's state. Use `orch-hook status` or `orch-hook log` to read it.")
+	if touchesState(c.Command) {
+		o := w.deny(0, "commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed: it is orch-hook's state and plan. Use `orch-hook status` or `orch-hook log` to read the state, and Write/Edit for the plan where the workflow allows it.")
 		o.Records[0].ToolUseID = c.ToolUseID
 		return o
 	}
 	return Outcome{}
+}
+
+// destructive are shell words that change or remove files.
+var destructive = []string{"rm", "rmdir", "mv", "cp", "unlink", "truncate", "ln", "chmod", "chown", "tee", "dd", "install", "rsync", "tar", "unzip", "git"}
+
+// touchesState is a Bash command naming the state directory (however the
+// path is spelt), or changing anything under .orchestrator (a destructive
+// word, a redirection, sed -i, find -delete). Bash is not parsed for writes
+// elsewhere; this guards what the gates stand on.
+func touchesState(cmd string) bool {
+	norm := strings.ToLower(cmd)
+	for _, r := range []string{"/./", "//", "\\"} {
+		for strings.Contains(norm, r) {
+			norm = strings.ReplaceAll(norm, r, "/")
+		}
+	}
+	if strings.Contains(norm, ".orchestrator/state") || strings.Contains(norm, "'.orchestrator'/") || strings.Contains(norm, `".orchestrator"/`) {
+		return true
+	}
+	if !strings.Contains(norm, ".orchestrator") {
+		return false
+	}
+	if strings.ContainsAny(norm, ">") || strings.Contains(norm, "sed -i") || strings.Contains(norm, "-delete") || strings.Contains(norm, "perl -i") {
+		return true
+	}
+	words := strings.FieldsFunc(norm, func(r rune) bool { return strings.ContainsRune(" \t\r\n;|&()`$'\"{}<>=", r) })
+	for _, w := range words {
+		for _, d := range destructive {
+			if filepath.Base(w) == d {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (w *Workflow) preSendMessage(c *Call) Outcome {

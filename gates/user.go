@@ -212,7 +212,11 @@ func (w *Workflow) decision(name, args string, c *Call, env *Env) (Outcome, bool
 	if !userCommands[name] {
 		return Outcome{}, false
 	}
-	if c.PromptID != "" && contains(w.Decisions, c.PromptID) {
+	if c.Session == "" || c.PromptID == "" {
+		// Claude Code always sends both with a typed prompt.
+		return w.block("a decision needs a prompt typed in a Claude Code session (this event has no session_id or prompt_id)."), true
+	}
+	if contains(w.Decisions, c.PromptID) {
 		return Outcome{}, true // the same prompt seen again: not a second decision
 	}
 	if name != "resume" && w.foreign(c) {

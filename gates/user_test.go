@@ -160,7 +160,7 @@ func TestToolsDeniedWhileActive(t *testing.T) {
 		{"isolation", &Call{Event: "PreToolUse", Tool: "Agent", SubagentType: "orch-hook:code-implementer", Prompt: implPrompt(2), Isolation: "worktree"}, true,
 			"isolation \"worktree\" on a workflow agent is not allowed: its edits would happen outside the project the gates watch; launch code-implementer without isolation."},
 		{"Bash on the state", bashCall("cat .orchestrator/state/checkpoint.json"), true,
-			"commands touching .orchestrator/state are not allowed: it is orch-hook's state. Use `orch-hook status` or `orch-hook log` to read it."},
+			"commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed: it is orch-hook's state and plan."},
 		{"Bash", bashCall("go test ./..."), false, ""},
 		{"Read", &Call{Event: "PreToolUse", Tool: "Read", Path: testRoot + "/.orchestrator/state/checkpoint.json"}, false, ""},
 	}

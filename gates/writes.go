@@ -21,7 +21,15 @@ func relPath(root, path string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-func under(rel, dir string) bool { return rel == dir || strings.HasPrefix(rel, dir+"/") }
+// under compares case-insensitively: on macOS and Windows
+// ".Orchestrator/State" is the same directory.
+func under(rel, dir string) bool {
+	rel, dir = strings.ToLower(rel), strings.ToLower(dir)
+	return rel == dir || strings.HasPrefix(rel, dir+"/")
+}
+
+// LearningsFile is where SUCCESS_EXTRACTION records what was learned.
+const LearningsFile = ".orchestrator/learnings.md"
 
 func (w *Workflow) preWrite(c *Call, env *Env) Outcome {
 	rel, inside := relPath(env.Root, c.Path)
@@ -39,9 +47,15 @@ func (w *Workflow) preWrite(c *Call, env *Env) Outcome {
 	case under(rel, StateDir):
 		return tag(w.deny(0, fmt.Sprintf("%s is orch-hook's state; no agent writes there. Use `orch-hook status` to read it.", rel)))
 	case under(rel, TasksDir):
-		return tag(w.prePlanWrite(c, env, strings.TrimPrefix(rel, TasksDir+"/")))
+		return tag(w.prePlanWrite(c, env, rel[len(TasksDir)+1:]))
 	case under(rel, ".orchestrator"):
-		return Outcome{}
+		agent, _ := agentName(c.AgentType)
+		if strings.EqualFold(rel, LearningsFile) && w.Current == S6 && agent == Planner {
+			return Outcome{}
+		}
+		return tag(w.deny(0, fmt.Sprintf("%s is orch-hook's; only the plan under %s is written by agents (and %s by the task-planner's SUCCESS_EXTRACTION).", rel, TasksDir, LearningsFile)))
+	case under(rel, ".claude"):
+		return tag(w.deny(0, fmt.Sprintf("%s is Claude Code's configuration (hooks, agents, commands); it may not change while a workflow is active. Ask the user.", rel)))
 	}
 	// A project file: only a code-implementer in flight in 4a or F2.
 	agent, _ := agentName(c.AgentType)

@@ -19,10 +19,15 @@ func TestStateDirIsOffLimits(t *testing.T) {
 		o := h.do(c)
 		wantDeny(t, o, 0, "is orch-hook's state; no agent writes there. Use `orch-hook status` to read it.")
 	}
-	wantDeny(t, h.do(bashCall("echo {} > .orchestrator/state/checkpoint.json")), 0, "commands touching .orchestrator/state are not allowed")
-	// Other files under .orchestrator are free.
-	wantAllow(t, h.do(writeCall(testRoot+"/.orchestrator/notes.md", "notes")))
-	wantAllow(t, h.do(writeCall(testRoot+"/.orchestrator/statements.md", "not the state dir")))
+	wantDeny(t, h.do(bashCall("echo {} > .orchestrator/state/checkpoint.json")), 0, "commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed")
+	// Other files under .orchestrator are orch-hook's too (ESCALATION.md,
+	// ...); only the task-planner's learnings file in step 6 is open.
+	wantDeny(t, h.do(writeCall(testRoot+"/.orchestrator/notes.md", "notes")), 0, ".orchestrator/notes.md is orch-hook's")
+	wantDeny(t, h.do(writeCall(testRoot+"/.orchestrator/ESCALATION.md", "forged")), 0, ".orchestrator/ESCALATION.md is orch-hook's")
+	// Case does not get around it (macOS and Windows are case-insensitive).
+	wantDeny(t, h.do(writeCall(testRoot+"/.Orchestrator/State/checkpoint.json", "{}")), 0, "is orch-hook's state")
+	// Claude Code's own configuration is off limits while a workflow runs.
+	wantDeny(t, h.do(by(writeCall(testRoot+"/.claude/settings.json", "{}"), r.agentID, Implementer)), 0, "is Claude Code's configuration")
 }
 
 func TestWritesOutsideTheProject(t *testing.T) {

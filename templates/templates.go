@@ -217,7 +217,7 @@ func hookCommandLine(t Target, event string, gating bool) string {
 	}
 	switch {
 	case gating:
-		fmt.Fprintf(&b, `f="${CLAUDE_PROJECT_DIR:-.}/.orchestrator/state/checkpoint.json"; [ -f "$f" ] && ! grep -Eq '"current_state": ?"(complete|aborted)"' "$f" && printf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":"orch-hook: the orch-hook binary is missing (%%s), so this call cannot be checked against the active workflow. Build it: %s (needs Go), then retry."}}\n' "$b"%s; exit 0`, event, build, buildArgs)
+		fmt.Fprintf(&b, `f="${CLAUDE_PROJECT_DIR:-.}/.orchestrator/state/checkpoint.json"; [ -f "$f" ] && ! grep -Eq '"current_state": ?"(complete|aborted)"' "$f" && printf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":"orch-hook: the orch-hook binary is missing (%%s), so this call cannot be checked against the active workflow. Ask the user to build it: %s (needs Go)."}}\n' "$b"%s; exit 0`, event, build, buildArgs)
 	case event == "SessionStart" && t.Name == "plugin":
 		b.WriteString(`exec sh "${CLAUDE_PLUGIN_ROOT}/hooks/bootstrap.sh"`)
 	default:
