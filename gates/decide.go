@@ -717,7 +717,7 @@ func (w *Workflow) takeAppendedPhase(env *Env, o *Outcome) string {
 			}
 		}
 		if len(files) >= 3 {
-			return fmt.Sprintf("a LIGHTWEIGHT follow-up may touch fewer than 3 files; phase %d's tasks list %d. Shrink the phase, or run `orch-hook follow-up partial` instead.", last.Number, len(files))
+			return fmt.Sprintf("a LIGHTWEIGHT follow-up may touch fewer than 3 files; phase %d's tasks list %d. Shrink the phase (its task files' Files: lines); a larger change needs the user to abort and start a partial follow-up.", last.Number, len(files))
 		}
 	}
 	from := w.Current

@@ -180,7 +180,75 @@ func (p *Plan) Validate() error {
 	if total == 0 {
 		return fmt.Errorf("%s lists no task (\"- [ ] Task 01: title\")", MasterPlan)
 	}
+	return p.validateDependencies(seen)
+}
+
+// validateDependencies: a task depends only on tasks of its own or an
+// earlier phase, never on itself, and not in a cycle (which no launch
+// order could satisfy).
+func (p *Plan) validateDependencies(phaseOf map[int]int) error {
+	for n, tf := range p.Tasks {
+		ph, listed := phaseOf[n]
+		if !listed {
+			continue
+		}
+		for _, d := range tf.DependsOn {
+			dph, ok := phaseOf[d]
+			switch {
+			case d == n:
+				return fmt.Errorf("%s: Task %02d depends on itself", tf.Name, n)
+			case !ok:
+				return fmt.Errorf("%s: Task %02d depends on Task %02d, which %s does not list", tf.Name, n, d, MasterPlan)
+			case p.phaseIndex(dph) > p.phaseIndex(ph):
+				return fmt.Errorf("%s: Task %02d depends on Task %02d of a later phase (%d)", tf.Name, n, d, dph)
+			}
+		}
+	}
+	// Cycles within a phase: depth-first search with colours.
+	const (
+		white = iota
+		grey
+		black
+	)
+	colour := map[int]int{}
+	var visit func(n int, path []int) error
+	visit = func(n int, path []int) error {
+		colour[n] = grey
+		if tf := p.Tasks[n]; tf != nil {
+			for _, d := range tf.DependsOn {
+				if phaseOf[d] != phaseOf[n] {
+					continue
+				}
+				switch colour[d] {
+				case grey:
+					return fmt.Errorf("tasks %s depend on each other in a cycle", taskList(append(path, n)))
+				case white:
+					if err := visit(d, append(path, n)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		colour[n] = black
+		return nil
+	}
+	for n := range phaseOf {
+		if colour[n] == white {
+			if err := visit(n, nil); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+func (p *Plan) phaseIndex(number int) int {
+	for i, ph := range p.Phases {
+		if ph.Number == number {
+			return i
+		}
+	}
+	return -1
 }
 
 // Phase returns phase n, or nil.

@@ -614,7 +614,7 @@ func TestFollowUps(t *testing.T) {
 		FollowUp(h.w, "lightweight", "Rework the navigation", h.env())
 		nums := h.appendPhase(task{N: 6, Files: []string{"a.go", "b.go"}}, task{N: 7, Files: []string{"c.go"}})
 		o := h.start(Implementer, implPrompt(nums[0])).launch
-		wantDeny(t, o, 0, "a LIGHTWEIGHT follow-up may touch fewer than 3 files; phase 3's tasks list 3. Shrink the phase, or run `orch-hook follow-up partial` instead.")
+		wantDeny(t, o, 0, "a LIGHTWEIGHT follow-up may touch fewer than 3 files; phase 3's tasks list 3. Shrink the phase (its task files' Files: lines)")
 		if h.w.Awaiting != "lightweight" || h.w.Phase != 2 {
 			t.Errorf("awaiting %q phase %d", h.w.Awaiting, h.w.Phase)
 		}

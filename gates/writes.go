@@ -173,8 +173,12 @@ func (w *Workflow) prePlanWrite(c *Call, env *Env, name string) Outcome {
 		}
 		p := ParsePlan(env.files())
 		if isMaster {
-			if _, err := p.CheckAppend(next); err != nil {
+			added, err := p.CheckAppend(next)
+			if err != nil {
 				return w.deny(0, err.Error()+".")
+			}
+			if last := p.Phases; added != nil && len(last) > 0 && w.Plan.Phase(last[len(last)-1].Number) == nil {
+				return w.deny(0, fmt.Sprintf("phase %d is already appended and not run yet: one phase at a time. Launch code-implementer for its tasks first.", last[len(last)-1].Number))
 			}
 			return Outcome{}
 		}

@@ -123,7 +123,9 @@ func Handle(env Env, in *Input) Decision {
 	if !gates.Relevant(call) {
 		return Decision{}
 	}
-	if err := checkTable(cp); err != nil {
+	if err := checkTable(cp); err != nil && call.Event != UserPromptSubmit {
+		// The user's prompts still go through, so /orch-hook:abort (or
+		// any decision, whose write stores the compiled table) gets out.
 		return failure(env, store, call, err)
 	}
 	d, err := decide(env, store, cp, call)
