@@ -39,7 +39,7 @@ const (
 	OnClear            = "REQUIREMENTS_CLEAR"
 	OnDiscovery        = "DISCOVERY_NEEDED"
 	OnAnswers          = "user answers"
-	OnDiscoveryDone    = "researcher and code-explorer returned"
+	OnDiscoveryDone    = "a discovery agent returned"
 	OnPlanReturned     = "task-planner returned"
 	OnApprove          = "/orch-hook:approve"
 	OnRequestChanges   = "/orch-hook:request-changes"

@@ -11,7 +11,7 @@ import (
 	"io"
 	"strings"
 
-	json "encoding/json"
+	"encoding/json"
 )
 
 // Event names orch-hook knows. Others decode fine and are allowed.

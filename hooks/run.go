@@ -138,7 +138,7 @@ func Handle(env Env, in *Input) Decision {
 // healthName is the health file of an event: main thread and subagents
 // apart.
 func healthName(in *Input) string {
-	if in.AgentID != "" {
+	if in.IsSubagent() {
 		return in.HookEventName + ".subagent"
 	}
 	return in.HookEventName

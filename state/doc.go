@@ -1,5 +1,6 @@
-// Package state is the only part of orch-hook that touches files: it keeps a
-// project's workflow state in <root>/.orchestrator/state/ as a JSON snapshot
+// Package state is the only part of orch-hook that touches the workflow's
+// files (the state, the plan, the reports it writes): it keeps a project's
+// workflow state in <root>/.orchestrator/state/ as a JSON snapshot
 // (checkpoint.json, Checkpoint Schema v2.0 with serial and lineage) and an
 // append-only event log (events.jsonl).
 //

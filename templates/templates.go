@@ -94,16 +94,13 @@ func (t Target) Line(key string) (string, error) {
 	return "", fmt.Errorf("unknown result line %q", key)
 }
 
-// MaxRounds and MaxDiscovery are the limits the texts quote.
-func (t Target) MaxRounds() int    { return gates.MaxRounds }
+// MaxRounds is the clarification-round limit the texts quote.
+func (t Target) MaxRounds() int { return gates.MaxRounds }
+
+// MaxDiscovery is the discovery limit the texts quote.
 func (t Target) MaxDiscovery() int { return gates.MaxDiscovery }
 
-// Commands and Agents list what is rendered, by name.
-func Commands() []string { return names("commands") }
-
-// Agents lists the agent templates by name.
-func Agents() []string { return names("agents") }
-
+// names lists a template directory's templates by name.
 func names(dir string) []string {
 	entries, _ := fs.ReadDir(sources, dir)
 	var out []string

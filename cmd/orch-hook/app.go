@@ -49,9 +49,10 @@ func NewApp(e *env) *cli.App {
 		Reader:    e.stdin,
 		Writer:    e.stdout,
 		ErrWriter: e.stderr,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "project", Usage: "project root (default: the nearest directory upward holding .orchestrator/state, else the current one)"},
-		},
+		Flags:     []cli.Flag{projectFlag},
+		// A --project that does not exist is a usage error, not an empty
+		// project.
+		Before: func(c *cli.Context) error { return checkProject(c) },
 		Commands: []*cli.Command{
 			hookCommand(e),
 			statusCommand(e),
@@ -81,9 +82,22 @@ func NewApp(e *env) *cli.App {
 	}
 }
 
+// projectFlag is accepted before the command and after it.
+var projectFlag = &cli.StringFlag{Name: "project", Usage: "project root (default: the nearest directory upward holding .orchestrator/state, else the current one)"}
+
+// projectDir is --project, given before the command or after it.
+func projectDir(c *cli.Context) string {
+	for _, ctx := range c.Lineage() {
+		if ctx.IsSet("project") {
+			return ctx.String("project")
+		}
+	}
+	return ""
+}
+
 // projectStore is the state of the project the CLI is pointed at.
 func projectStore(c *cli.Context) *state.Store {
-	if dir := c.String("project"); dir != "" {
+	if dir := projectDir(c); dir != "" {
 		abs, err := filepath.Abs(dir)
 		if err == nil {
 			dir = abs
@@ -100,4 +114,16 @@ func projectStore(c *cli.Context) *state.Store {
 // usageOnCommand turns a subcommand's flag errors into usage errors.
 func usageOnCommand(c *cli.Context, err error, _ bool) error {
 	return usagef("%s: %v", c.Command.Name, err)
+}
+
+// checkProject refuses a --project directory that does not exist.
+func checkProject(c *cli.Context) error {
+	dir := projectDir(c)
+	if dir == "" {
+		return nil
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usagef("--project %s: not a directory", dir)
+	}
+	return nil
 }

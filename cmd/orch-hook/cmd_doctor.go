@@ -21,6 +21,7 @@ import (
 type check struct {
 	name   string
 	ok     bool
+	skip   bool // not run; says why
 	detail string
 	fix    string
 }
@@ -31,13 +32,21 @@ func doctorCommand(e *env) *cli.Command {
 		Usage:        "check the install: binary, hooks, state, Go, and the plugin (claude plugin validate)",
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
+			projectFlag,
 			&cli.StringFlag{Name: "plugin-root", Usage: "the plugin root (default: $CLAUDE_PLUGIN_ROOT, else the directory above the binary's bin/)"},
 		},
+		Before: checkProject,
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("doctor takes no arguments")
+			}
 			checks := runDoctor(e, c.String("plugin-root"), projectStore(c))
 			failed := 0
 			for _, ch := range checks {
 				mark := "OK  "
+				if ch.skip {
+					mark = "SKIP"
+				}
 				if !ch.ok {
 					mark = "FAIL"
 					failed++
@@ -84,7 +93,10 @@ func runDoctor(e *env, pluginRoot string, store *state.Store) []check {
 	}
 
 	if pluginRoot != "" {
-		if claude, err := exec.LookPath("claude"); err == nil {
+		claude, err := exec.LookPath("claude")
+		if err != nil {
+			checks = append(checks, check{name: "plugin", ok: true, skip: true, detail: "claude is not on PATH: `claude plugin validate --strict " + pluginRoot + "` not run"})
+		} else {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			out, err := exec.CommandContext(ctx, claude, "plugin", "validate", "--strict", pluginRoot).CombinedOutput()

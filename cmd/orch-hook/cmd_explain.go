@@ -17,6 +17,8 @@ func explainCommand(e *env) *cli.Command {
 		Usage:        "say why a tool call was denied (or that no rule refused it)",
 		ArgsUsage:    "TOOL_USE_ID | last",
 		OnUsageError: usageOnCommand,
+		Flags:        []cli.Flag{projectFlag},
+		Before:       checkProject,
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usagef("explain takes one argument: a tool_use_id (see `orch-hook log`), or last")

@@ -21,9 +21,11 @@ func graphCommand(e *env) *cli.Command {
 			"unfinished state -> aborted) are drawn as one note unless --all is given.",
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
+			projectFlag,
 			&cli.StringFlag{Name: "format", Value: "mermaid", Usage: "`mermaid` or dot"},
 			&cli.BoolFlag{Name: "all", Usage: "draw every row of the table, each abort row included"},
 		},
+		Before: checkProject,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("graph takes no arguments")

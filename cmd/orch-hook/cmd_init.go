@@ -17,15 +17,17 @@ func initCommand(e *env) *cli.Command {
 		ArgsUsage:    "[DIR]",
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
+			projectFlag,
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "show the changes as a diff; write nothing"},
 		},
+		Before: checkProject,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return usagef("init takes at most one argument, the project directory")
 			}
 			root := c.Args().First()
 			if root == "" {
-				root = c.String("project")
+				root = projectDir(c)
 			}
 			if root == "" {
 				wd, err := os.Getwd()

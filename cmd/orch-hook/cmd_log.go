@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ func logCommand(e *env) *cli.Command {
 		Usage:        "print the workflow's event log (state changes and denials)",
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
+			projectFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON record a line (without the embedded checkpoints)"},
 			&cli.IntFlag{Name: "n", Usage: "print only the last `N` matching events (0: all)"},
 			&cli.StringFlag{Name: "since", Usage: "only events at or after `WHEN`: a duration ago (10m, 2h) or an RFC 3339 time"},
@@ -27,6 +29,7 @@ func logCommand(e *env) *cli.Command {
 			&cli.IntFlag{Name: "gate", Usage: "only events under gate `N` (1-7)"},
 			&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing new events as they are logged (Ctrl-C to stop)"},
 		},
+		Before: checkProject,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("log takes no arguments")
@@ -114,7 +117,11 @@ func eventFilter(c *cli.Context, now time.Time) (func(*state.Event) bool, error)
 	types := map[string]bool{}
 	for _, t := range c.StringSlice("type") {
 		for _, part := range strings.Split(t, ",") {
-			types[strings.TrimSpace(part)] = true
+			part = strings.TrimSpace(part)
+			if !knownEventTypes[part] {
+				return nil, usagef("log --type %q: not an event type (one of %s)", part, strings.Join(eventTypeNames(), ", "))
+			}
+			types[part] = true
 		}
 	}
 	phase, gate := c.Int("phase"), c.Int("gate")
@@ -179,4 +186,19 @@ func oneLine(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
+}
+
+var knownEventTypes = map[string]bool{
+	state.EventStart: true, state.EventTransition: true, state.EventUpdate: true, state.EventDeny: true,
+	state.EventAgentLaunch: true, state.EventAgentDone: true, state.EventUserDecision: true,
+	state.EventError: true, state.EventMigrate: true, state.EventRepair: true, state.EventRecover: true,
+}
+
+func eventTypeNames() []string {
+	names := make([]string, 0, len(knownEventTypes))
+	for n := range knownEventTypes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

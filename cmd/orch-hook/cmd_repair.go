@@ -14,6 +14,8 @@ func repairCommand(e *env) *cli.Command {
 		Name:         "repair",
 		Usage:        "rebuild a damaged checkpoint.json from events.jsonl and cut a torn log tail",
 		OnUsageError: usageOnCommand,
+		Flags:        []cli.Flag{projectFlag},
+		Before:       checkProject,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("repair takes no arguments")

@@ -26,10 +26,12 @@ func reportCommand(e *env) *cli.Command {
 			"launch, and no script or external resource. Times are UTC.",
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
+			projectFlag,
 			&cli.StringFlag{Name: "format", Value: "md", Usage: "`md` or html"},
 			&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "write the report to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "now", Hidden: true, Usage: "the clock, RFC 3339 (tests)"},
 		},
+		Before: checkProject,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("report takes no arguments")

@@ -17,9 +17,11 @@ func statusCommand(e *env) *cli.Command {
 		Usage:        "show where the workflow stands (--json: the documented schema orch-hook.status/1)",
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
+			projectFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.StringFlag{Name: "now", Hidden: true, Usage: "the clock, RFC 3339 (tests)"},
 		},
+		Before: checkProject,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("status takes no arguments")

@@ -21,6 +21,7 @@ func testBumpCommand(e *env) *cli.Command {
 		Hidden: true,
 		Usage:  "test only: create a workflow (--init) or make --count state changes",
 		Flags: []cli.Flag{
+			projectFlag,
 			&cli.BoolFlag{Name: "init"},
 			&cli.StringFlag{Name: "desc", Value: "bump-script"},
 			&cli.IntFlag{Name: "count", Value: 1},
@@ -29,11 +30,12 @@ func testBumpCommand(e *env) *cli.Command {
 			// busy with other tests.
 			&cli.DurationFlag{Name: "lock-wait", Value: state.LockWait},
 		},
+		Before: checkProject,
 		Action: func(c *cli.Context) error {
 			state.LockWait = c.Duration("lock-wait")
 			store := projectStore(c)
 			if c.Bool("init") {
-				return store.Create(TestCheckpoint(c.String("desc")))
+				return store.Create(testCheckpoint(c.String("desc")))
 			}
 			for i := 0; i < c.Int("count"); i++ {
 				cp, err := store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
@@ -54,8 +56,8 @@ func testBumpCommand(e *env) *cli.Command {
 	}
 }
 
-// TestCheckpoint is a minimal valid checkpoint for tests and benchmarks.
-func TestCheckpoint(desc string) *state.Checkpoint {
+// testCheckpoint is a minimal valid checkpoint for tests and benchmarks.
+func testCheckpoint(desc string) *state.Checkpoint {
 	table := map[string]string{}
 	for k, v := range state.V13TransitionTable {
 		table[k] = v
