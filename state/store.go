@@ -93,6 +93,9 @@ func (s *Store) read() (*Checkpoint, bool, error) {
 		if fi, lerr := os.Stat(s.LogPath()); lerr == nil && fi.Size() > 0 {
 			return nil, false, &CorruptError{Path: path, Err: errors.New("missing, but events.jsonl holds a workflow")}
 		}
+		if lineage, gone := s.vanished(); gone {
+			return nil, false, &VanishedError{Dir: s.Dir, Lineage: lineage}
+		}
 		return nil, false, ErrNoState
 	}
 	if err != nil {
@@ -207,7 +210,11 @@ func (s *Store) commitLocked(prev, next *Checkpoint, events []Event) error {
 	if err := appendEvents(s.LogPath(), events); err != nil {
 		return err
 	}
-	return writeFileAtomic(s.CheckpointPath(), append(data, '\n'))
+	if err := writeFileAtomic(s.CheckpointPath(), append(data, '\n')); err != nil {
+		return err
+	}
+	s.setMarker(next)
+	return nil
 }
 
 // stamp fills time and serial, and puts the checkpoint on the last record.
@@ -307,6 +314,13 @@ func (s *Store) Events() ([]Event, LogReport, error) {
 // checkpoint record in the log, keeping the damaged file beside it. On a
 // healthy store it only recovers the log's tail. It returns what it did.
 func (s *Store) Repair() (string, error) {
+	if _, err := os.Stat(s.CheckpointPath()); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(s.LogPath()); errors.Is(err, fs.ErrNotExist) {
+			if lineage, ok := s.forgetVanished(); ok {
+				return fmt.Sprintf("the state of workflow %s is gone; orch-hook forgot it (nothing is gated here any more)", lineage), nil
+			}
+		}
+	}
 	if _, err := os.Stat(s.Dir); errors.Is(err, fs.ErrNotExist) {
 		return "", ErrNoState
 	}

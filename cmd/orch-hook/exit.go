@@ -40,6 +40,7 @@ func exitCode(err error) int {
 		input   *hooks.InputError
 		lock    *state.LockError
 		corrupt *state.CorruptError
+		gone    *state.VanishedError
 		active  *state.ActiveError
 		refused *gates.TransitionError
 	)
@@ -52,7 +53,7 @@ func exitCode(err error) int {
 		return exitError
 	case errors.As(err, &lock):
 		return exitBusy
-	case errors.As(err, &corrupt):
+	case errors.As(err, &corrupt), errors.As(err, &gone):
 		return exitCorrupt
 	case errors.As(err, &active), errors.As(err, &refused):
 		return exitRefused

@@ -55,7 +55,7 @@ func runHook(ts *testscript.TestScript, template string, overrides ...string) (s
 	input, err := buildPayload(template, ts.Getenv("WORK"), ts.Getenv("SESSION"), overrides...)
 	ts.Check(err)
 	env := map[string]string{"HOME": ts.Getenv("HOME")}
-	for _, k := range []string{"CLAUDE_PROJECT_DIR", "ORCH_HOOK_STOP_CAP", "ORCH_HOOK_DEBUG", "ORCH_HOOK_NOW"} {
+	for _, k := range []string{"CLAUDE_PROJECT_DIR", "ORCH_HOOK_STOP_CAP", "ORCH_HOOK_DEBUG", "ORCH_HOOK_NOW", "XDG_CACHE_HOME"} {
 		env[k] = ts.Getenv(k)
 	}
 	stdout, stderr, err := execHook(ts.Getenv("WORK"), input, env)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -14,6 +15,13 @@ import (
 // TestMain makes the test binary double as orch-hook: testscript puts it on
 // PATH under that name, with the test-only test-bump subcommand added.
 func TestMain(m *testing.M) {
+	// Keep the active-workflow markers of the Go tests' subprocesses out of
+	// the user's cache (scripts set their own in Setup).
+	if filepath.Base(os.Args[0]) != "orch-hook" { // the test process, not a command run by a script
+		if dir, err := os.MkdirTemp("", "orch-hook-test-cache-"); err == nil {
+			os.Setenv("XDG_CACHE_HOME", dir)
+		}
+	}
 	testscript.Main(m, map[string]func(){
 		"orch-hook": func() {
 			os.Exit(Main(os.Args, os.Stdin, os.Stdout, os.Stderr, os.Getenv, testCommands()...))
@@ -40,6 +48,8 @@ func TestScripts(t *testing.T) {
 			// Hooks must not pick up the developer's own Claude Code session.
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
 			env.Setenv("SESSION", "session-1")
+			// The active-workflow marker lives in the user's cache.
+			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/.cache")
 			return nil
 		},
 	})

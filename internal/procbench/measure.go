@@ -162,8 +162,19 @@ func childEnv(extra []string) []string {
 		}
 		env = append(env, kv)
 	}
+	// Active-workflow markers (see state) go to procbench's own cache.
+	env = append(env, "XDG_CACHE_HOME="+benchCache)
 	return append(env, extra...)
 }
+
+// benchCache receives the markers of procbench's workflows.
+var benchCache = func() string {
+	dir, err := os.MkdirTemp("", "procbench-cache-")
+	if err != nil {
+		return os.TempDir()
+	}
+	return dir
+}()
 
 // stats summarizes a series of runs.
 type stats struct {
