@@ -2,9 +2,10 @@ package gates
 
 import (
 	stdjson "encoding/json"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"sort"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
 // The workflow's agents, by their bare names. Plugin installs call them

@@ -1,8 +1,9 @@
 package hooks
 
 import (
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io"
+
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
 // Decision is what orch-hook answers to one hook event. The zero value is

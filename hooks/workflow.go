@@ -3,10 +3,11 @@ package hooks
 import (
 	"errors"
 	"fmt"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 
 	"encoding/json"
 

@@ -3,10 +3,11 @@ package state
 import (
 	"bytes"
 	"fmt"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 
 	"encoding/json"
 )

@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io"
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 
 	"encoding/json"
 )

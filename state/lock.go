@@ -3,12 +3,14 @@ package state
 import (
 	"context"
 	"fmt"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
+
 	"encoding/json"
+
 	"github.com/gofrs/flock"
 )
 

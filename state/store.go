@@ -3,11 +3,12 @@ package state
 import (
 	"errors"
 	"fmt"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
 // Dir is where a project's state lives, relative to its root.

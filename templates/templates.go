@@ -9,12 +9,13 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io/fs"
 	"path"
 	"sort"
 	"strings"
 	"text/template"
+
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 
 	"github.com/orch-hook/orch-hook/gates"
 )

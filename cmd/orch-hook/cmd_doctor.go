@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"encoding/json"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/state"

@@ -3,11 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"io"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 
 	"github.com/urfave/cli/v2"
 

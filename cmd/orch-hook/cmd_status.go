@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"os"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 
 	"github.com/urfave/cli/v2"
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"encoding/json"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/state"

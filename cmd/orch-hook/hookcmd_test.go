@@ -2,13 +2,15 @@ package main
 
 import (
 	"bytes"
-	"github.com/orch-hook/orch-hook/internal/payloads"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/orch-hook/orch-hook/internal/payloads"
+
 	"encoding/json"
+
 	"github.com/rogpeppe/go-internal/testscript"
 )
 

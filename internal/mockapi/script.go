@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"encoding/json"
+
 	"github.com/rogpeppe/go-internal/txtar"
 )
 

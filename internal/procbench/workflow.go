@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/orch-hook/orch-hook/internal/payloads"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/orch-hook/orch-hook/internal/payloads"
 )
 
 // This file drives a project through the real orchestrate workflow with
