@@ -1,10 +1,9 @@
 package gates
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
-
-	"encoding/json"
 )
 
 func TestWhere(t *testing.T) {

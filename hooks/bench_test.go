@@ -2,11 +2,10 @@ package hooks
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"testing"
-
-	"encoding/json"
 
 	"github.com/orch-hook/orch-hook/state"
 )

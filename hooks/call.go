@@ -1,10 +1,9 @@
 package hooks
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
-
-	"encoding/json"
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/state"

@@ -6,12 +6,11 @@ package hooks
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-
-	"encoding/json"
 )
 
 // Event names orch-hook knows. Others decode fine and are allowed.

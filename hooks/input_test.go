@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -10,8 +11,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
-
-	"encoding/json"
 )
 
 // The payloads in testdata/payloads are copies of what Claude Code 2.1.328

@@ -2,11 +2,10 @@ package hooks
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
-
-	"encoding/json"
 )
 
 // allEvents are the events Claude Code sends (see testdata/payloads), plus

@@ -1,17 +1,15 @@
 package hooks
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
-
-	"encoding/json"
-
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"github.com/orch-hook/orch-hook/state"
 )
 

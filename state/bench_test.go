@@ -3,11 +3,10 @@ package state
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"strconv"
 	"testing"
-
-	"encoding/json"
 )
 
 // Benchmarks of the store's two paths: the lock-free read every hook call

@@ -2,14 +2,13 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
-
-	"encoding/json"
 )
 
 // SchemaVersion is the checkpoint schema this package writes.

@@ -3,6 +3,7 @@ package state
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -10,8 +11,6 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
-
-	"encoding/json"
 )
 
 // Event types. Every state change and every deny is logged; allows are not.

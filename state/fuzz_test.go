@@ -2,12 +2,11 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"encoding/json"
 )
 
 // FuzzDecodeCheckpoint: Decode never panics, and any checkpoint it accepts

@@ -2,14 +2,13 @@ package state
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
-
-	"encoding/json"
 )
 
 // Helpers shared by the state tests. Names start with "tst" so that they do

@@ -2,16 +2,15 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
-
-	"encoding/json"
-
 	"github.com/gofrs/flock"
+
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
 // LockWait bounds how long a writer waits for the state lock. Hooks have a

@@ -1,13 +1,12 @@
 package state
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
 	"testing"
 	"time"
-
-	"encoding/json"
 
 	"github.com/gofrs/flock"
 )

@@ -1,12 +1,11 @@
 package state
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"time"
-
-	"encoding/json"
 )
 
 // V13Phases maps v1.3 phase numbers to v2.0 state names (seed 000).

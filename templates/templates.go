@@ -15,9 +15,8 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
-
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
 //go:embed commands/*.md.tmpl agents/*.md.tmpl

@@ -2,13 +2,12 @@ package templates
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"encoding/json"
 
 	"github.com/orch-hook/orch-hook/gates"
 )

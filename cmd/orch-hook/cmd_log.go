@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"github.com/orch-hook/orch-hook/state"
 )
 

@@ -5,10 +5,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
-
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"github.com/orch-hook/orch-hook/internal/status"
 )
 

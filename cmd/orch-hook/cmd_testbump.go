@@ -1,10 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
-
-	"encoding/json"
 
 	"github.com/urfave/cli/v2"
 

@@ -2,16 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
-	"github.com/orch-hook/orch-hook/internal/payloads"
-
-	"encoding/json"
-
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/orch-hook/orch-hook/internal/payloads"
 )
 
 // payloadDir holds real Claude Code 2.1.328 payloads (copied from the

@@ -6,13 +6,12 @@
 package bootstrap
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
-
-	"encoding/json"
 )
 
 // PluginVersion reads the version from <root>/.claude-plugin/plugin.json.

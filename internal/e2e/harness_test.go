@@ -50,6 +50,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -61,8 +62,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"encoding/json"
 
 	"github.com/orch-hook/orch-hook/internal/mockapi"
 )

@@ -3,6 +3,7 @@ package mockapi
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"encoding/json"
 )
 
 const testScript = `A test script.

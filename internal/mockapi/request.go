@@ -2,12 +2,11 @@ package mockapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
-
-	"encoding/json"
 )
 
 // Headers Claude Code 2.1.328 sets: the session id on every request, the

@@ -2,13 +2,12 @@ package mockapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"encoding/json"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )

@@ -2,6 +2,7 @@ package mockapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"encoding/json"
 )
 
 // Defaults for Options.

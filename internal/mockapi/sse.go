@@ -2,11 +2,10 @@ package mockapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"unicode/utf8"
-
-	"encoding/json"
 )
 
 // The wire format follows the Messages API streaming documentation: each
