@@ -1,7 +1,7 @@
 package gates
 
 import (
-	stdjson "encoding/json"
+	"encoding/json"
 	"sort"
 	"time"
 
@@ -190,7 +190,7 @@ const (
 func DecodeWorkflow(raw []byte) (*Workflow, error) {
 	w := &Workflow{}
 	if len(raw) > 0 {
-		if err := stdjson.Unmarshal(raw, w); err != nil {
+		if err := json.Unmarshal(raw, w); err != nil {
 			return nil, err
 		}
 	}

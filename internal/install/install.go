@@ -6,7 +6,7 @@ package install
 
 import (
 	"bytes"
-	stdjson "encoding/json"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,7 +80,7 @@ func Apply(root string, changes []Change) error {
 }
 
 // isOurs recognizes an orch-hook hook entry, whatever version wrote it.
-func isOurs(raw stdjson.RawMessage) bool {
+func isOurs(raw json.RawMessage) bool {
 	return bytes.Contains(raw, []byte("orch-hook")) && bytes.Contains(raw, []byte(" hook "))
 }
 
@@ -94,14 +94,14 @@ func MergeSettings(old []byte, hooks map[string][]templates.HookMatcher) ([]byte
 		return nil, err
 	}
 	var hookKeys []string
-	var hookValues map[string]stdjson.RawMessage
+	var hookValues map[string]json.RawMessage
 	if raw, ok := values["hooks"]; ok {
 		if hookKeys, hookValues, err = decodeObject(raw); err != nil {
 			return nil, fmt.Errorf("hooks: %w", err)
 		}
 	} else {
 		keys = append(keys, "hooks")
-		hookValues = map[string]stdjson.RawMessage{}
+		hookValues = map[string]json.RawMessage{}
 	}
 	events := make([]string, 0, len(hooks))
 	for ev := range hooks {
@@ -109,9 +109,9 @@ func MergeSettings(old []byte, hooks map[string][]templates.HookMatcher) ([]byte
 	}
 	sort.Strings(events)
 	for _, ev := range events {
-		var entries []stdjson.RawMessage
+		var entries []json.RawMessage
 		if raw, ok := hookValues[ev]; ok {
-			if err := stdjson.Unmarshal(raw, &entries); err != nil {
+			if err := json.Unmarshal(raw, &entries); err != nil {
 				return nil, fmt.Errorf("hooks.%s: not a list: %w", ev, err)
 			}
 		} else {
@@ -146,7 +146,7 @@ func MergeSettings(old []byte, hooks map[string][]templates.HookMatcher) ([]byte
 		return nil, err
 	}
 	var pretty bytes.Buffer
-	if err := stdjson.Indent(&pretty, out, "", "  "); err != nil {
+	if err := json.Indent(&pretty, out, "", "  "); err != nil {
 		return nil, err
 	}
 	pretty.WriteByte('\n')
@@ -154,17 +154,17 @@ func MergeSettings(old []byte, hooks map[string][]templates.HookMatcher) ([]byte
 }
 
 // decodeObject reads a JSON object keeping its key order.
-func decodeObject(b []byte) ([]string, map[string]stdjson.RawMessage, error) {
-	values := map[string]stdjson.RawMessage{}
+func decodeObject(b []byte) ([]string, map[string]json.RawMessage, error) {
+	values := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, values, nil
 	}
-	dec := stdjson.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, nil, fmt.Errorf("not valid JSON: %w", err)
 	}
-	if d, ok := tok.(stdjson.Delim); !ok || d != '{' {
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, nil, fmt.Errorf("not a JSON object")
 	}
 	var keys []string
@@ -174,7 +174,7 @@ func decodeObject(b []byte) ([]string, map[string]stdjson.RawMessage, error) {
 			return nil, nil, fmt.Errorf("not valid JSON: %w", err)
 		}
 		key := tok.(string)
-		var raw stdjson.RawMessage
+		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return nil, nil, fmt.Errorf("not valid JSON at %q: %w", key, err)
 		}
@@ -186,14 +186,14 @@ func decodeObject(b []byte) ([]string, map[string]stdjson.RawMessage, error) {
 	return keys, values, nil
 }
 
-func encodeObject(keys []string, values map[string]stdjson.RawMessage) ([]byte, error) {
+func encodeObject(keys []string, values map[string]json.RawMessage) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, k := range keys {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := stdjson.Marshal(k)
+		kb, _ := json.Marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
 		b.Write(values[k])
@@ -253,7 +253,7 @@ func splitLines(b []byte) []string {
 // with & and >, which people read.
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
-	enc := stdjson.NewEncoder(&b)
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
