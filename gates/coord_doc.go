@@ -1,0 +1,29 @@
+package gates
+
+// The coord_*.go files are the pure building blocks of the coordinate
+// workflow (seeds 000, 002 and 003; issue 6): the 8-state /coordinate
+// orchestrator and its hierarchical supervisors. Like the rest of this
+// package they do no I/O: they are functions over strings and data, and the
+// caller (package hooks, `orch-hook start --workflow coordinate`) reads the
+// files, the directory listings and the hook events and passes them in.
+//
+//   - Initialization (seed 002, "STEP 1" and "STEP 2"): DetectScope picks
+//     the workflow scope from the description; TopicName sanitizes the
+//     description into the topic name; NextTopicNumber and TopicDir give
+//     the idempotent NNN_<topic> directory; ArtifactPaths pre-calculates the
+//     report, plan, debug and summary paths once.
+//   - Research (seed 002, "Research Complexity Detection"): Complexity
+//     counts the research topics and Hierarchical says whether they go
+//     through research-sub-supervisor (>= 4) or research-specialists
+//     directly.
+//   - Result lines: ParseReportCreated (REPORT_CREATED: <path>),
+//     ParseSupervisor (SUPERVISOR_COMPLETE / SUPERVISOR_FAILED: {json}),
+//     ParseTests (TESTS: PASS|FAIL).
+//   - Supervisors (seed 003): SupervisorState, WorkerRecord and
+//     SupervisorResult in the checkpoint v2.0 supervisor_state schema;
+//     CheckAggregation (the aggregation rules), ContextReduction,
+//     PartialFailure, TimeSavings, TrackDependencies and TrackBlockedBy.
+//
+// Every word list and threshold these functions use is an exported,
+// documented variable or constant, so the README and the status output can
+// quote them.
