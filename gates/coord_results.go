@@ -14,6 +14,9 @@ import (
 const (
 	// LineReportCreated ends every research worker: "REPORT_CREATED: <path>".
 	LineReportCreated = "REPORT_CREATED:"
+	// LinePlanCreated ends plan-architect: "PLAN_CREATED: <path>" naming
+	// the plan it wrote (the pre-calculated plans/001_<topic>_plan.md).
+	LinePlanCreated = "PLAN_CREATED:"
 	// LineSupervisorComplete ends a supervisor that succeeded, followed by
 	// its aggregated metadata as JSON (on the same line or the next ones).
 	LineSupervisorComplete = "SUPERVISOR_COMPLETE:"

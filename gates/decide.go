@@ -338,7 +338,7 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 		return Outcome{}
 	}
 	if c.Event == "UserPromptSubmit" {
-		if name, ok := commandName(c.Prompt); ok && name == "orchestrate" && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
+		if name, ok := commandName(c.Prompt); ok && (name == "orchestrate" || name == "coordinate") && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
 			return startFromPrompt(c)
 		}
 	}

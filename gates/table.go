@@ -156,14 +156,18 @@ const (
 type TransitionError struct {
 	State   string
 	Trigger string
-	Guard   string // the guard that failed, when a row matched
+	Guard   string   // the guard that failed, when a row matched
+	Valid   []string // the triggers valid at State; nil: the orchestrate table's
 }
 
 func (e *TransitionError) Error() string {
 	if e.Guard != "" {
 		return fmt.Sprintf("%s is not allowed at state %s: guard %q does not hold", e.Trigger, e.State, e.Guard)
 	}
-	valid := ValidTriggers(e.State)
+	valid := e.Valid
+	if valid == nil {
+		valid = ValidTriggers(e.State)
+	}
 	return fmt.Sprintf("%s is not allowed at state %s (allowed there: %s)", e.Trigger, e.State, strings.Join(valid, "; "))
 }
 

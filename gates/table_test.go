@@ -189,7 +189,7 @@ func TestTransitionRows(t *testing.T) {
 				t.Fatalf("guard failing: err = %v, want *TransitionError", err)
 			}
 			want := TransitionError{State: tr.From, Trigger: tr.On, Guard: lastGuard(tr.From, tr.On)}
-			if *te != want {
+			if !reflect.DeepEqual(*te, want) {
 				t.Errorf("error = %+v, want %+v", *te, want)
 			}
 			if !strings.Contains(te.Error(), tr.From) || !strings.Contains(te.Error(), te.Guard) {
@@ -219,7 +219,7 @@ func TestTriggersWithoutRowRefused(t *testing.T) {
 			w := &Workflow{Current: s}
 			_, err := w.fire(on, &Env{})
 			var te *TransitionError
-			if !errors.As(err, &te) || *te != (TransitionError{State: s, Trigger: on}) {
+			if !errors.As(err, &te) || !reflect.DeepEqual(*te, TransitionError{State: s, Trigger: on}) {
 				t.Errorf("%q on %q: err = %v, want a TransitionError without guard", s, on, err)
 				continue
 			}

@@ -206,7 +206,7 @@ func (w *Workflow) notifiedLaunch(prompt string) *Launch {
 // decision applies a user command typed as a prompt. handled is false for
 // commands that are not decisions (they pass through).
 func (w *Workflow) decision(name, args string, c *Call, env *Env) (Outcome, bool) {
-	if name == "orchestrate" {
+	if name == "orchestrate" || name == "coordinate" {
 		return w.block(fmt.Sprintf("a workflow is already active here (step %s: %q). Continue it, or end it with /orch-hook:abort before starting another.", w.Current, clip(w.Request, 60))), true
 	}
 	if !userCommands[name] {

@@ -114,11 +114,22 @@ func Handle(env Env, in *Input) Decision {
 	if err != nil {
 		return failure(env, store, call, err)
 	}
-	if cp.StateMachine.WorkflowConfig.Command != "orchestrate" {
-		return Decision{} // other workflows arrive with their own engine
-	}
 	if !gates.Finished(cp.StateMachine.CurrentState) {
 		store.TouchHealth(healthName(in), env.now())
+	}
+	switch cp.StateMachine.WorkflowConfig.Command {
+	case "orchestrate":
+	case "coordinate":
+		if !gates.Relevant(call) {
+			return Decision{}
+		}
+		d, err := decideCoord(env, store, cp, call)
+		if err != nil {
+			return failure(env, store, call, err)
+		}
+		return d
+	default:
+		return Decision{} // a workflow this binary has no engine for
 	}
 	if !gates.Relevant(call) {
 		return Decision{}
@@ -147,6 +158,10 @@ func healthName(in *Input) string {
 // noWorkflow: a typed /orch-hook:orchestrate starts a workflow; nothing
 // else is decided (the static rules ran already).
 func noWorkflow(env Env, store *state.Store, in *Input, call *gates.Call) Decision {
+	if in.HookEventName == UserPromptSubmit && isCoordinatePrompt(in.Prompt) {
+		_, rest, _ := strings.Cut(strings.TrimSpace(in.Prompt), " ")
+		return startCoordFromPrompt(env, store, call, strings.TrimSpace(rest))
+	}
 	if in.HookEventName == UserPromptSubmit && isStartPrompt(in.Prompt) {
 		o := gates.Decide(&gates.Workflow{Current: gates.Complete}, call, &gates.Env{})
 		return startWorkflow(env, store, o, call)
@@ -181,6 +196,9 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		return decisionOf(dry), nil
 	}
 	if dry.Start != "" {
+		if isCoordinatePrompt(call.Prompt) {
+			return startCoordFromPrompt(env, store, call, dry.Start), nil
+		}
 		return startWorkflow(env, store, dry, call), nil
 	}
 	var out gates.Outcome

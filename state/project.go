@@ -170,3 +170,80 @@ func (s *Store) Health() map[string]time.Time {
 	}
 	return out
 }
+
+// Artifact is what a reported artifact path holds: where it resolves,
+// whether that is inside the project, and the regular file there.
+type Artifact struct {
+	Rel    string // relative to the resolved root, slash-separated; "" outside
+	Inside bool
+	Exists bool // a regular file
+	Size   int64
+}
+
+// InspectArtifact confines path to root (symlinks followed) and stats the
+// file it names.
+func InspectArtifact(root, path string) Artifact {
+	abs, inside := Confine(root, path)
+	a := Artifact{Inside: inside}
+	if !inside {
+		return a
+	}
+	if rel, err := filepath.Rel(ResolvedRoot(root), abs); err == nil {
+		a.Rel = filepath.ToSlash(rel)
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
+		a.Exists, a.Size = true, fi.Size()
+	}
+	return a
+}
+
+// ListNames names the entries of rel (relative to root), sorted; none when
+// it cannot be read.
+func ListNames(root, rel string) []string {
+	entries, _ := os.ReadDir(filepath.Join(root, rel))
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// ReadProjectFile reads rel (relative to root, confined to it) up to max
+// bytes; a larger or unreadable file is an error.
+func ReadProjectFile(root, rel string, max int64) ([]byte, error) {
+	abs, inside := Confine(root, rel)
+	if !inside {
+		return nil, fmt.Errorf("%s is outside the project", rel)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is larger than %d bytes", rel, max)
+	}
+	return b, nil
+}
+
+// ListDirs names the subdirectories of rel (relative to root), sorted.
+func ListDirs(root, rel string) []string {
+	entries, _ := os.ReadDir(filepath.Join(root, rel))
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// IsDir reports whether rel (relative to root) is a directory.
+func IsDir(root, rel string) bool {
+	fi, err := os.Stat(filepath.Join(root, rel))
+	return err == nil && fi.IsDir()
+}

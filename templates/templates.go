@@ -19,7 +19,7 @@ import (
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
-//go:embed commands/*.md.tmpl agents/*.md.tmpl
+//go:embed commands/*.md.tmpl agents/*.md.tmpl partials/*.md.tmpl
 var sources embed.FS
 
 // Target is one way of installing orch-hook.
@@ -84,6 +84,13 @@ var lines = map[string]string{
 	"impl-blocked":  gates.LineImplBlocked,
 	"analysis":      gates.LineAnalysis,
 	"extraction":    gates.LineExtraction,
+	// The coordinate workflow.
+	"report-created":      gates.LineReportCreated,
+	"plan-created":        gates.LinePlanCreated,
+	"supervisor-complete": gates.LineSupervisorComplete,
+	"supervisor-failed":   gates.LineSupervisorFailed,
+	"tests-pass":          gates.LineTestsPass,
+	"tests-fail":          gates.LineTestsFail,
 }
 
 // Line returns a result line by key; an unknown key fails the render.
@@ -100,6 +107,64 @@ func (t Target) MaxRounds() int { return gates.MaxRounds }
 // MaxDiscovery is the discovery limit the texts quote.
 func (t Target) MaxDiscovery() int { return gates.MaxDiscovery }
 
+// MaxDebugRetries is the coordinate workflow's debug -> test retry limit.
+func (t Target) MaxDebugRetries() int { return gates.MaxDebugRetries }
+
+// MinWorkers is how many workers must succeed for a supervisor with failed
+// workers to report SUPERVISOR_COMPLETE.
+func (t Target) MinWorkers() int { return gates.MinSuccessfulWorkers }
+
+// MaxSummaryWords bounds a supervisor's summary.
+func (t Target) MaxSummaryWords() int { return gates.MaxSummaryWords }
+
+// MaxKeyFindings bounds a supervisor's key_findings.
+func (t Target) MaxKeyFindings() int { return gates.MaxKeyFindings }
+
+// Supervisor parameterizes templates/partials/supervisor.md.tmpl, the one
+// text of the three sub-supervisors; an agent template includes it with
+// {{template "supervisor" (supervisor . "<kind>")}}. The partial switches on
+// Kind for the aggregated fields.
+type Supervisor struct {
+	Target
+	Kind   string // research, implementation or testing
+	Self   string // the supervisor agent
+	Worker string // the worker agent it launches
+	Unit   string // one worker's unit of work: topic, track, test stage
+	Units  string // the plural
+	// First is a worker prompt's first line, naming its unit.
+	First string
+}
+
+// supervisors are the three kinds of sub-supervisor.
+var supervisors = map[string]Supervisor{
+	"research": {
+		Kind: "research", Self: gates.ResearchSupervisor, Worker: gates.ResearchSpecialist,
+		Unit: "topic", Units: "topics", First: "Topic: <topic>",
+	},
+	"implementation": {
+		Kind: "implementation", Self: gates.ImplSupervisor, Worker: gates.ImplementationExec,
+		Unit: "track", Units: "tracks", First: "Track N: <phase title>",
+	},
+	"testing": {
+		Kind: "testing", Self: gates.TestSupervisor, Worker: gates.TestSpecialist,
+		Unit: "test stage", Units: "test stages", First: "Stage: <stage>",
+	},
+}
+
+// funcs are the functions templates may call.
+var funcs = template.FuncMap{
+	// underscore turns an agent name into an id prefix.
+	"underscore": func(s string) string { return strings.ReplaceAll(s, "-", "_") },
+	"supervisor": func(t Target, kind string) (Supervisor, error) {
+		s, ok := supervisors[kind]
+		if !ok {
+			return Supervisor{}, fmt.Errorf("unknown supervisor kind %q", kind)
+		}
+		s.Target = t
+		return s, nil
+	},
+}
+
 // names lists a template directory's templates by name.
 func names(dir string) []string {
 	entries, _ := fs.ReadDir(sources, dir)
@@ -111,8 +176,28 @@ func names(dir string) []string {
 	return out
 }
 
+// partials parses templates/partials/: each file {{define}}s the
+// templates commands and agents include with {{template}}.
+func partials() (*template.Template, error) {
+	base := template.New("").Funcs(funcs).Option("missingkey=error")
+	for _, name := range names("partials") {
+		src, err := sources.ReadFile(path.Join("partials", name+".md.tmpl"))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := base.New("partials/" + name).Parse(string(src)); err != nil {
+			return nil, fmt.Errorf("partials/%s: %w", name, err)
+		}
+	}
+	return base, nil
+}
+
 // Render returns every file of the target, by path relative to its root.
 func Render(t Target) (map[string][]byte, error) {
+	base, err := partials()
+	if err != nil {
+		return nil, err
+	}
 	out := map[string][]byte{}
 	for _, kind := range []string{"commands", "agents"} {
 		for _, name := range names(kind) {
@@ -120,7 +205,11 @@ func Render(t Target) (map[string][]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			tmpl, err := template.New(name).Option("missingkey=error").Parse(string(src))
+			set, err := base.Clone()
+			if err != nil {
+				return nil, err
+			}
+			tmpl, err := set.New(name).Parse(string(src))
 			if err != nil {
 				return nil, fmt.Errorf("%s/%s: %w", kind, name, err)
 			}
@@ -136,7 +225,7 @@ func Render(t Target) (map[string][]byte, error) {
 		}
 	}
 	if t.hooksFile != "" {
-		b, err := jsonenc.Indent(HooksFile{Description: "orch-hook: enforce the orchestrate workflow (see README.md)", Hooks: Hooks(t)})
+		b, err := jsonenc.Indent(HooksFile{Description: "orch-hook: enforce the orchestrate and coordinate workflows (see README.md)", Hooks: Hooks(t)})
 		if err != nil {
 			return nil, err
 		}

@@ -242,3 +242,233 @@ func TestMissingBinary(t *testing.T) {
 		t.Errorf("finished workflow, missing binary: got %q, want silent allow", out)
 	}
 }
+
+// coordSupervisors are the coordinate workflow's sub-supervisors, by the
+// kind of the shared partial that renders them.
+var coordSupervisors = map[string]string{
+	gates.ResearchSupervisor: "research",
+	gates.ImplSupervisor:     "implementation",
+	gates.TestSupervisor:     "testing",
+}
+
+// TestCoordAgents: every coordinate agent is defined for both targets, its
+// frontmatter parses and names only tools that exist; supervisors can
+// launch agents and name their worker as the target spells it, workers
+// cannot launch agents.
+func TestCoordAgents(t *testing.T) {
+	for _, target := range []Target{Plugin, Init} {
+		files, err := Render(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, agent := range gates.CoordAgents {
+			path := target.agentFile(agent)
+			doc, ok := files[path]
+			if !ok {
+				t.Errorf("%s: the coordinate agent %s has no definition", target.Name, agent)
+				continue
+			}
+			fm := frontmatter(t, path, doc)
+			if fm["name"] != agent {
+				t.Errorf("%s: name %q, want %q", path, fm["name"], agent)
+			}
+			if fm["description"] == "" {
+				t.Errorf("%s: no description", path)
+			}
+			tools := map[string]bool{}
+			for _, tool := range strings.Split(fm["tools"], ",") {
+				tool = strings.TrimSpace(tool)
+				tools[tool] = true
+				if !availableTools[tool] {
+					t.Errorf("%s: tool %q does not exist in Claude Code 2.1.328", path, tool)
+				}
+			}
+			kind, supervisor := coordSupervisors[agent]
+			if tools["Agent"] != supervisor {
+				t.Errorf("%s: tools %q: Agent must be listed exactly for the sub-supervisors", path, fm["tools"])
+			}
+			if supervisor {
+				worker := supervisors[kind].Worker
+				if want := `subagent_type: "` + target.Agent(worker) + `"`; !strings.Contains(string(doc), want) {
+					t.Errorf("%s does not launch its workers as %s", path, want)
+				}
+			}
+			if target.AgentPrefix == "" && strings.Contains(string(doc), gates.PluginPrefix) {
+				t.Errorf("%s names a plugin-namespaced agent in the init install", path)
+			}
+		}
+	}
+}
+
+// TestCoordResultLinesOwed: every result line the coordinate engine expects
+// appears in the agent that owes it, alone on its line.
+func TestCoordResultLinesOwed(t *testing.T) {
+	files, err := Render(Plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := gates.LineReportCreated + " <absolute path>"
+	owed := map[string][]string{
+		gates.ResearchSpecialist: {report},
+		gates.DebugAnalyst:       {report},
+		gates.DocWriter:          {report},
+		gates.PlanArchitect:      {gates.LinePlanCreated + " <absolute path>"},
+		gates.ImplementationExec: {gates.LineImplComplete, gates.LineImplBlocked},
+		gates.TestSpecialist:     {gates.LineTestsPass, gates.LineTestsFail},
+		gates.ResearchSupervisor: {gates.LineSupervisorComplete + " {"},
+		gates.ImplSupervisor:     {gates.LineSupervisorComplete + " {"},
+		gates.TestSupervisor:     {gates.LineSupervisorComplete + " {"},
+	}
+	for _, agent := range gates.CoordAgents {
+		lines, ok := owed[agent]
+		if !ok {
+			t.Errorf("no result line is known for the coordinate agent %s: add it here", agent)
+			continue
+		}
+		doc := "\n" + string(files["agents/"+agent+".md"]) + "\n"
+		for _, line := range lines {
+			if !strings.Contains(doc, "\n"+line+"\n") {
+				t.Errorf("agents/%s.md does not teach the line %q alone on its line", agent, line)
+			}
+		}
+		if _, supervisor := coordSupervisors[agent]; supervisor && !strings.Contains(doc, "\n"+gates.LineSupervisorFailed+" {") {
+			t.Errorf("agents/%s.md does not teach %s", agent, gates.LineSupervisorFailed)
+		}
+	}
+}
+
+// TestSupervisorExamples: the SUPERVISOR_COMPLETE example each supervisor
+// is taught parses, uses only fields of gates.SupervisorResult, and keeps
+// the aggregation rules orch-hook checks; its SUPERVISOR_FAILED example
+// parses as a failure with errors.
+func TestSupervisorExamples(t *testing.T) {
+	files, err := Render(Plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for agent, kind := range coordSupervisors {
+		doc := string(files["agents/"+agent+".md"])
+		res, failed, err := gates.ParseSupervisor(doc)
+		if err != nil || !failed || len(res.Errors) == 0 {
+			t.Errorf("%s: the last example is not a SUPERVISOR_FAILED with errors: %+v, %v, %v", agent, res, failed, err)
+		}
+		cut := strings.LastIndex(doc, "\n"+gates.LineSupervisorFailed)
+		res, failed, err = gates.ParseSupervisor(doc[:cut])
+		if err != nil || failed {
+			t.Fatalf("%s: the SUPERVISOR_COMPLETE example does not parse: %v (failed %v)", agent, err, failed)
+		}
+		dec := json.NewDecoder(strings.NewReader(res.Raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&gates.SupervisorResult{}); err != nil {
+			t.Errorf("%s: the example has a field gates.SupervisorResult does not: %v", agent, err)
+		}
+		if !strings.HasPrefix(res.SupervisorID, strings.ReplaceAll(agent, "-", "_")+"_") {
+			t.Errorf("%s: supervisor_id %q", agent, res.SupervisorID)
+		}
+		// Workers as orch-hook would have observed them.
+		var workers []gates.WorkerRecord
+		switch kind {
+		case "research":
+			for _, p := range res.ReportsCreated {
+				workers = append(workers, gates.WorkerRecord{Status: gates.WorkerCompleted, OutputPath: p, DurationMs: res.TotalDurationMs / int64(len(res.ReportsCreated))})
+			}
+			if res.TopicsResearched != len(res.ReportsCreated) || res.TopicsResearched < 4 {
+				t.Errorf("%s: topics_researched %d, reports %d", agent, res.TopicsResearched, len(res.ReportsCreated))
+			}
+		case "implementation":
+			workers = []gates.WorkerRecord{{Status: gates.WorkerCompleted, DurationMs: res.TotalDurationMs}}
+			if res.TracksCompleted == 0 || res.SequentialDurationMs != res.TotalDurationMs || res.ParallelDurationMs == 0 ||
+				int64(res.TimeSavingsPercent) != (res.SequentialDurationMs-res.ParallelDurationMs)*100/res.SequentialDurationMs {
+				t.Errorf("%s: implementation fields inconsistent: %+v", agent, res)
+			}
+		case "testing":
+			workers = []gates.WorkerRecord{{Status: gates.WorkerCompleted, DurationMs: res.TotalDurationMs}}
+			if res.TotalTests == 0 || res.TestsPassed+res.TestsFailed != res.TotalTests {
+				t.Errorf("%s: test counts inconsistent: %+v", agent, res)
+			}
+			raw := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(res.Raw), "}"))
+			if !strings.HasSuffix(raw, `"tests_failed": 1`) || !strings.Contains(raw, `"tests_passed"`) {
+				t.Errorf("%s: the example does not end with tests_passed and tests_failed", agent)
+			}
+		}
+		if v := gates.CheckAggregation(res, workers, nil); len(v) > 0 {
+			t.Errorf("%s: the example breaks the aggregation rules: %v", agent, v)
+		}
+	}
+}
+
+// TestSupervisorsSharePartial: the three sub-supervisors are rendered from
+// templates/partials/supervisor.md.tmpl: their templates only include it,
+// and its sentences appear in all three.
+func TestSupervisorsSharePartial(t *testing.T) {
+	files, err := Render(Plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := []string{
+		"and return aggregated metadata only: the orchestrator never reads the workers' full outputs.",
+		"Do not relaunch failed workers.",
+		"(orch-hook checks them against the workers it observed, and refuses the result otherwise)",
+	}
+	for agent, kind := range coordSupervisors {
+		src, err := sources.ReadFile("agents/" + agent + ".md.tmpl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{{template "supervisor" (supervisor . "` + kind + `")}}`; !strings.Contains(string(src), want) {
+			t.Errorf("agents/%s.md.tmpl does not include the shared partial as %s", agent, want)
+		}
+		doc := string(files["agents/"+agent+".md"])
+		for _, s := range shared {
+			if !strings.Contains(doc, s) {
+				t.Errorf("agents/%s.md lacks the partial's sentence %q", agent, s)
+			}
+		}
+	}
+}
+
+// TestCoordinateCommand: the coordinate command exists for both targets,
+// takes a description, names every coordinate agent and every scope, and no
+// command runs the user's text through a shell.
+func TestCoordinateCommand(t *testing.T) {
+	for _, target := range []Target{Plugin, Init} {
+		files, err := Render(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := target.commandFile("coordinate")
+		doc, ok := files[path]
+		if !ok {
+			t.Errorf("%s: %s is missing", target.Name, path)
+			continue
+		}
+		fm := frontmatter(t, path, doc)
+		if fm["argument-hint"] == "" || fm["description"] == "" {
+			t.Errorf("%s: frontmatter %v lacks description or argument-hint", path, fm)
+		}
+		text := string(doc)
+		if !strings.Contains(text, "\n$ARGUMENTS\n") {
+			t.Errorf("%s does not quote the user's description", path)
+		}
+		for _, agent := range gates.CoordAgents {
+			if !strings.Contains(text, "`"+target.Agent(agent)+"`") {
+				t.Errorf("%s never names %s", path, target.Agent(agent))
+			}
+		}
+		for _, scope := range gates.Scopes {
+			if !strings.Contains(text, "| "+scope+" |") {
+				t.Errorf("%s does not give the path of scope %s", path, scope)
+			}
+		}
+		for file, body := range files {
+			if !strings.HasSuffix(file, ".md") || !strings.Contains(file, "commands/") {
+				continue
+			}
+			for _, line := range strings.Split(string(body), "\n") {
+				if strings.HasPrefix(line, "!") && strings.Contains(line, "$ARGUMENTS") {
+					t.Errorf("%s runs the user's text in a shell: %s", file, line)
+				}
+			}
+		}
+	}
+}

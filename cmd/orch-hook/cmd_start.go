@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/hooks"
 )
 
@@ -18,18 +19,34 @@ func startCommand(e *env) *cli.Command {
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
 			projectFlag,
-			&cli.StringFlag{Name: "workflow", Value: "orchestrate", Usage: "the workflow to start (orchestrate)"},
+			&cli.StringFlag{Name: "workflow", Value: "orchestrate", Usage: "the workflow to start: orchestrate or coordinate"},
+			&cli.StringFlag{Name: "scope", Usage: "coordinate only: research-only, research-and-plan, research-and-revise, full-implementation or debug-only (default: detected from the description)"},
 		},
 		Before: checkProject,
 		Action: func(c *cli.Context) error {
-			if c.String("workflow") != "orchestrate" {
-				return usagef("start: unknown workflow %q (available: orchestrate)", c.String("workflow"))
+			workflow := c.String("workflow")
+			if workflow != "orchestrate" && workflow != "coordinate" {
+				return usagef("start: unknown workflow %q (orchestrate or coordinate)", workflow)
+			}
+			if c.String("scope") != "" && workflow != "coordinate" {
+				return usagef("start: --scope applies to the coordinate workflow")
 			}
 			request := strings.TrimSpace(strings.Join(c.Args().Slice(), " "))
 			if request == "" {
 				return usagef(`start needs the request: orch-hook start "<what to build>"`)
 			}
 			store := projectStore(c)
+			if workflow == "coordinate" {
+				if s := c.String("scope"); s != "" && !gates.ValidScope(s) {
+					return usagef("start: unknown scope %q (%s)", s, strings.Join(gates.Scopes, ", "))
+				}
+				co, err := hooks.StartCoordinate(store, request, c.String("scope"), "", time.Now().UTC())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(e.stdout, co.StartContext())
+				return nil
+			}
 			w, err := hooks.StartWorkflow(store, request, "", time.Now().UTC())
 			if err != nil {
 				return err

@@ -42,6 +42,7 @@ type Report struct {
 	Recent      *RecentInfo        `json:"recent,omitempty"`
 	Health      *HealthInfo        `json:"health,omitempty"`
 	Escalation  *gates.Escalation  `json:"escalation,omitempty"`
+	Coordinate  *CoordinateInfo    `json:"coordinate,omitempty"`
 	KnownIssues []string           `json:"known_issues,omitempty"`
 }
 
@@ -59,6 +60,27 @@ type WorkflowInfo struct {
 	UpdatedAt       time.Time `json:"updated_at"`
 	Serial          uint64    `json:"serial"`
 	Lineage         string    `json:"lineage"`
+}
+
+// CoordinateInfo is the coordinate workflow's scope, topic, paths,
+// verified reports, debug retries, supervisors and measured effects.
+type CoordinateInfo struct {
+	Scope            string                            `json:"scope"`
+	ScopeWhy         string                            `json:"scope_why,omitempty"`
+	TerminalState    string                            `json:"terminal_state"`
+	Topic            string                            `json:"topic"`
+	Paths            gates.Paths                       `json:"paths"`
+	ResearchTopics   int                               `json:"research_topics"`
+	Hierarchical     bool                              `json:"hierarchical"`
+	ReportsVerified  []string                          `json:"reports_verified"`
+	DebugRetries     int                               `json:"debug_retries"`
+	MaxDebugRetries  int                               `json:"max_debug_retries"`
+	LastError        string                            `json:"last_error,omitempty"`
+	FailedState      string                            `json:"failed_state,omitempty"`
+	Outcome          string                            `json:"outcome,omitempty"`
+	ContextReduction string                            `json:"context_reduction,omitempty"`
+	TimeSavings      string                            `json:"time_savings,omitempty"`
+	Supervisors      map[string]*gates.SupervisorState `json:"supervisors,omitempty"`
 }
 
 // PlanInfo is the plan as snapshotted, with each task's state.
@@ -168,6 +190,15 @@ func Build(store *state.Store, now time.Time) (*Report, error) {
 		}
 		r.Recent.Transitions = recent(older).Transitions
 	}
+	if sm.WorkflowConfig.Command == "coordinate" {
+		c, err := hooks.LoadCoord(cp)
+		if err != nil {
+			return nil, err
+		}
+		coordinate(r, c, now)
+		r.Health = health(store, events, r, now)
+		return r, nil
+	}
 	if sm.WorkflowConfig.Command != "orchestrate" {
 		return r, nil
 	}
@@ -207,6 +238,44 @@ func Build(store *state.Store, now time.Time) (*Report, error) {
 	r.KnownIssues = w.KnownIssues
 	r.Health = health(store, events, r, now)
 	return r, nil
+}
+
+// coordinate fills the report for a coordinate workflow.
+func coordinate(r *Report, c *gates.Coord, now time.Time) {
+	mode := "flat"
+	if c.Hierarchical {
+		mode = "hierarchical"
+	}
+	r.Workflow.Request = c.Description
+	r.Workflow.OwnerSession = c.Owner
+	r.Workflow.Where = fmt.Sprintf("scope %s, state %s (terminal %s), research topics %d (%s)", c.Scope, c.Current, gates.ScopeTerminal[c.Scope], c.Topics, mode)
+	if c.Current != gates.CComplete {
+		r.Next = c.Next()
+	}
+	r.Coordinate = &CoordinateInfo{
+		Scope: c.Scope, ScopeWhy: c.ScopeWhy, TerminalState: gates.ScopeTerminal[c.Scope],
+		Topic: c.Topic, Paths: c.Paths, ResearchTopics: c.Topics, Hierarchical: c.Hierarchical,
+		ReportsVerified: append([]string{}, c.Reports...),
+		DebugRetries:    c.Retries, MaxDebugRetries: gates.MaxDebugRetries,
+		LastError: c.LastError, FailedState: c.FailedState, Outcome: c.Outcome,
+		ContextReduction: c.ContextReduction, TimeSavings: c.TimeSavings, Supervisors: c.Supervisors,
+	}
+	r.Counters = []Counter{
+		{"research reports", len(c.Reports), c.Topics},
+		{"debug retries", c.Retries, gates.MaxDebugRetries},
+		{"consecutive Stop blocks", c.StopBlocks, gates.DefaultStopCap},
+	}
+	r.Agents = &AgentsInfo{InFlight: []AgentInfo{}, Stale: []AgentInfo{}}
+	for _, l := range c.Launches {
+		if l.Status != gates.Running {
+			continue
+		}
+		job := l.Unit
+		if l.Parent != "" {
+			job = "worker of " + l.Parent + ": " + l.Unit
+		}
+		r.Agents.InFlight = append(r.Agents.InFlight, AgentInfo{Agent: l.Agent, Job: job, ToolUseID: l.ToolUseID, AgentID: l.AgentID, Background: l.Background, StartedAt: l.Started, Seconds: int64(now.Sub(l.Started).Seconds())})
+	}
 }
 
 func recent(events []state.Event) *RecentInfo {

@@ -3,7 +3,10 @@ package status
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+
+	"github.com/orch-hook/orch-hook/gates"
 )
 
 // style colours text on a terminal and is a no-op otherwise.
@@ -101,6 +104,9 @@ func Text(w io.Writer, r *Report, color bool) {
 	}
 	if wf.Command != "orchestrate" {
 		fmt.Fprintf(w, "Completed: %s\n", strings.Join(wf.CompletedStates, ", "))
+		if c := r.Coordinate; c != nil {
+			writeCoordinate(w, r, c, s)
+		}
 		writeRecent(w, r, s)
 		return
 	}
@@ -210,6 +216,53 @@ func Text(w io.Writer, r *Report, color bool) {
 		fmt.Fprintf(w, "Hook health: %s\n", s.dim(orNone(strings.Join(seen, " · "))))
 		for _, warn := range h.Warnings {
 			fmt.Fprintf(w, "  %s %s\n    check: %s\n", s.yellow("warning:"), warn.Message, warn.Check)
+		}
+	}
+}
+
+// writeCoordinate draws the coordinate workflow's scope, paths, reports,
+// retries, supervisors and agents.
+func writeCoordinate(w io.Writer, r *Report, c *CoordinateInfo, s style) {
+	fmt.Fprintf(w, "Scope: %s (%s) · terminal state %s\n", s.bold(c.Scope), orDash(c.ScopeWhy), c.TerminalState)
+	fmt.Fprintf(w, "Topic: %s (%s)\n", c.Topic, c.Paths.TopicPath)
+	fmt.Fprintf(w, "Reports verified: %d/%d %s\n", len(c.ReportsVerified), c.ResearchTopics, s.dim(strings.Join(c.ReportsVerified, ", ")))
+	fmt.Fprintf(w, "Plan: %s\n", c.Paths.PlanPath)
+	retries := fmt.Sprintf("%d/%d", c.DebugRetries, c.MaxDebugRetries)
+	if c.DebugRetries >= c.MaxDebugRetries {
+		retries = s.red(retries)
+	}
+	fmt.Fprintf(w, "Debug retries: %s\n", retries)
+	if c.LastError != "" {
+		fmt.Fprintf(w, "Last error (%s): %s\n", c.FailedState, s.yellow(clip(oneLine(c.LastError), 110)))
+	}
+	keys := make([]string, 0, len(c.Supervisors))
+	for k := range c.Supervisors {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		st := c.Supervisors[k]
+		done := 0
+		for _, wr := range append(append([]gates.WorkerRecord{}, st.Workers...), st.Tracks...) {
+			if wr.Status == gates.WorkerCompleted {
+				done++
+			}
+		}
+		fmt.Fprintf(w, "Supervisor %s: %d workers, %d completed\n", st.SupervisorName, st.WorkerCount, done)
+	}
+	if c.ContextReduction != "" {
+		fmt.Fprintf(w, "Context reduction: %s\n", c.ContextReduction)
+	}
+	if c.TimeSavings != "" {
+		fmt.Fprintf(w, "Time savings: %s\n", c.TimeSavings)
+	}
+	if c.Outcome != "" {
+		fmt.Fprintf(w, "Outcome: %s\n", c.Outcome)
+	}
+	if a := r.Agents; a != nil && len(a.InFlight) > 0 {
+		fmt.Fprintln(w, "Agents in flight:")
+		for _, l := range a.InFlight {
+			fmt.Fprintf(w, "  %s  %s, for %s\n", s.cyan(l.Agent), clip(l.Job, 80), Duration(r.Now.Sub(l.StartedAt)))
 		}
 	}
 }

@@ -1,0 +1,230 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/state"
+)
+
+// LoadCoord reads the coordinate runtime out of a checkpoint.
+func LoadCoord(cp *state.Checkpoint) (*gates.Coord, error) {
+	c, err := gates.DecodeCoord(cp.Workflow)
+	if err != nil {
+		return nil, &state.ValidationError{Field: "workflow", Problem: err.Error()}
+	}
+	c.Current = cp.StateMachine.CurrentState
+	c.Completed = append([]string(nil), cp.StateMachine.CompletedStates...)
+	return c, nil
+}
+
+// saveCoord writes the runtime, the state, the scope's table and the
+// supervisors' state back into the checkpoint.
+func saveCoord(cp *state.Checkpoint, c *gates.Coord) error {
+	b, err := c.Encode()
+	if err != nil {
+		return err
+	}
+	cp.Workflow = b
+	sm := &cp.StateMachine
+	sm.CurrentState = c.Current
+	sm.CompletedStates = append([]string{}, c.Completed...)
+	sm.TransitionTable = gates.CoordTable(c.Scope)
+	sm.TableVersion = gates.CoordTableVersion
+	sm.WorkflowConfig.Scope = c.Scope
+	sm.WorkflowConfig.TopicPath = c.Paths.TopicPath
+	sm.WorkflowConfig.TerminalState = gates.ScopeTerminal[c.Scope]
+	if cp.SupervisorState == nil {
+		cp.SupervisorState = map[string]json.RawMessage{}
+	}
+	for key, st := range c.Supervisors {
+		raw, err := jsonenc.Marshal(st)
+		if err != nil {
+			return err
+		}
+		cp.SupervisorState[key] = raw
+	}
+	if c.LastError != "" {
+		last, failed := c.LastError, c.FailedState
+		cp.ErrorState.LastError, cp.ErrorState.FailedState = &last, &failed
+		cp.ErrorState.RetryCount = c.Retries
+	}
+	if paths, err := jsonenc.Marshal(c.Paths); err == nil {
+		if cp.PhaseData == nil {
+			cp.PhaseData = map[string]json.RawMessage{}
+		}
+		cp.PhaseData["initialize"] = paths
+	}
+	return nil
+}
+
+// maxPlanBytes bounds what a plan read for its dependencies may cost.
+const maxPlanBytes = 1 << 20
+
+// coordEnv gives the coordinate engine its looks at the project.
+func coordEnv(env Env, root string) *gates.CoordEnv {
+	return &gates.CoordEnv{
+		Root:    state.ResolvedRoot(root),
+		Now:     env.now(),
+		StopCap: env.StopCap,
+		Inspect: func(path string) gates.FileCheck {
+			a := state.InspectArtifact(root, path)
+			return gates.FileCheck{Rel: a.Rel, Inside: a.Inside, Exists: a.Exists, Size: a.Size}
+		},
+		List: func(rel string) []string { return state.ListNames(root, rel) },
+		Read: func(rel string) []byte {
+			b, _ := state.ReadProjectFile(root, rel, maxPlanBytes)
+			return b
+		},
+	}
+}
+
+// decideCoord is decide for the coordinate workflow: lock-free first,
+// under the lock only for a change or a deny.
+func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call) (Decision, error) {
+	if err := checkCoordTable(cp); err != nil && call.Event != UserPromptSubmit {
+		return Decision{}, err
+	}
+	c, err := LoadCoord(cp)
+	if err != nil {
+		return Decision{}, err
+	}
+	dry := gates.DecideCoord(c, call, coordEnv(env, store.Root))
+	if dry.Start != "" {
+		if isCoordinatePrompt(call.Prompt) {
+			return startCoordFromPrompt(env, store, call, dry.Start), nil
+		}
+		return startWorkflow(env, store, dry, call), nil
+	}
+	if dry.Verdict == gates.Allow && !dry.Changed && len(dry.Records) == 0 {
+		return decisionOf(dry), nil
+	}
+	var out gates.Outcome
+	_, err = store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
+		c, err := LoadCoord(cp)
+		if err != nil {
+			return nil, err
+		}
+		out = gates.DecideCoord(c, call, coordEnv(env, store.Root))
+		events := toEvents(out.Records, call, &gates.Workflow{})
+		if !out.Changed {
+			return events, state.ErrNoChange
+		}
+		if err := saveCoord(cp, c); err != nil {
+			return nil, err
+		}
+		if len(events) == 0 {
+			events = []state.Event{{Type: state.EventUpdate, Reason: "workflow record updated"}}
+			fillEvent(&events[0], call)
+		}
+		return events, nil
+	})
+	if err != nil {
+		return Decision{}, err
+	}
+	return decisionOf(out), nil
+}
+
+// checkCoordTable: the stored table must be the scope's.
+func checkCoordTable(cp *state.Checkpoint) error {
+	sm := cp.StateMachine
+	want := gates.CoordTable(sm.WorkflowConfig.Scope)
+	if sm.TableVersion > gates.CoordTableVersion {
+		return &TableError{fmt.Sprintf("the state was written by a newer orch-hook (table version %d; this binary knows %d): update orch-hook", sm.TableVersion, gates.CoordTableVersion)}
+	}
+	if sm.TableVersion == gates.CoordTableVersion {
+		for k, v := range want {
+			if sm.TransitionTable[k] != v {
+				return &TableError{fmt.Sprintf("state_machine.transition_table[%q] is %q; scope %s says %q (edited by hand?)", k, sm.TransitionTable[k], sm.WorkflowConfig.Scope, v)}
+			}
+		}
+		if len(want) != len(sm.TransitionTable) {
+			return &TableError{"state_machine.transition_table does not match scope " + sm.WorkflowConfig.Scope}
+		}
+	}
+	return nil
+}
+
+// SpecsDir is where topic directories go: .claude/specs when the project
+// has it, else specs.
+func SpecsDir(root string) string {
+	if state.IsDir(root, ".claude/specs") {
+		return ".claude/specs"
+	}
+	return "specs"
+}
+
+// StartCoordinate initializes and creates a coordinate workflow: scope
+// (given or detected), topic directory (numbered idempotently), research
+// topics and the pre-calculated artifact paths.
+func StartCoordinate(store *state.Store, description, scope, session string, now time.Time) (*gates.Coord, error) {
+	description = strings.TrimSpace(description)
+	if description == "" {
+		return nil, errors.New("the description is empty: say what to research or build")
+	}
+	if scope != "" && !gates.ValidScope(scope) {
+		return nil, fmt.Errorf("unknown scope %q (one of %s)", scope, strings.Join(gates.Scopes, ", "))
+	}
+	specs := SpecsDir(store.Root)
+	existing := state.ListDirs(store.Root, specs)
+	name := gates.TopicName(description)
+	number, _ := gates.NextTopicNumber(existing, name)
+	topicDir := filepath.ToSlash(filepath.Join(specs, gates.TopicDir(number, name)))
+	c := gates.NewCoord(description, scope, session, topicDir)
+	if c.Scope == gates.ScopeResearchAndRevise {
+		var found []string
+		for _, p := range state.ListNames(store.Root, c.Paths.PlansDir) {
+			if strings.HasSuffix(p, ".md") {
+				found = append(found, p)
+			}
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("scope research-and-revise needs an existing plan in %s, and there is none; use research-and-plan to write one", c.Paths.PlansDir)
+		}
+		sort.Strings(found)
+	}
+	cp := &state.Checkpoint{
+		SchemaVersion: state.SchemaVersion,
+		StateMachine: state.StateMachine{
+			WorkflowConfig: state.WorkflowConfig{Command: "coordinate", Description: description},
+		},
+		PhaseData:       map[string]json.RawMessage{},
+		SupervisorState: map[string]json.RawMessage{},
+		Metadata: state.Metadata{
+			CheckpointID: "coordinate_" + now.Format("20060102_150405"),
+			ProjectName:  filepath.Base(store.Root),
+			CreatedAt:    now,
+		},
+	}
+	if err := saveCoord(cp, c); err != nil {
+		return nil, err
+	}
+	ev := state.Event{Type: state.EventStart, Session: session, Reason: fmt.Sprintf("coordinate (%s): %s", c.Scope, clipText(description, 300))}
+	return c, store.Create(cp, ev)
+}
+
+// startCoordFromPrompt: the user typed /orch-hook:coordinate <description>.
+func startCoordFromPrompt(env Env, store *state.Store, call *gates.Call, description string) Decision {
+	c, err := StartCoordinate(store, description, "", call.Session, env.now())
+	var active *state.ActiveError
+	switch {
+	case errors.As(err, &active):
+		return Decision{Block: true, Reason: "orch-hook: " + active.Error() + "; " + active.Hint()}
+	case err != nil:
+		return Decision{Block: true, Reason: "orch-hook: cannot start the coordinate workflow: " + oneLine(err.Error())}
+	}
+	return Decision{Context: c.StartContext()}
+}
+
+// isCoordinatePrompt recognizes "/orch-hook:coordinate <description>".
+func isCoordinatePrompt(prompt string) bool {
+	p := strings.TrimSpace(prompt)
+	return strings.HasPrefix(p, "/orch-hook:coordinate") || strings.HasPrefix(p, "/orch-hook-coordinate")
+}
