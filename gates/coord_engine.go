@@ -143,6 +143,26 @@ func CoordTable(scope string) map[string]string {
 	return out
 }
 
+// CoordPath is the rows of CoordTransitions a scope's path takes ("" for
+// every row), in table order: what `orch-hook graph --workflow coordinate`
+// draws.
+func CoordPath(scope string) []Transition {
+	if scope == "" {
+		return append([]Transition(nil), CoordTransitions...)
+	}
+	table := CoordTable(scope)
+	var out []Transition
+	for _, t := range CoordTransitions {
+		if t.Guard != "" && scopeGuard(t.Guard) && !coordGuards[t.Guard](&Coord{Scope: scope}) {
+			continue
+		}
+		if _, reached := table[t.From]; reached {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Coord is the coordinate workflow's runtime data (the checkpoint's
 // "workflow" section); Current and Completed mirror state_machine.
 type Coord struct {

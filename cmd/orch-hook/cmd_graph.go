@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -24,6 +25,8 @@ func graphCommand(e *env) *cli.Command {
 			projectFlag,
 			&cli.StringFlag{Name: "format", Value: "mermaid", Usage: "`mermaid` or dot"},
 			&cli.BoolFlag{Name: "all", Usage: "draw every row of the table, each abort row included"},
+			&cli.StringFlag{Name: "workflow", Usage: "`orchestrate` or coordinate (default: the active workflow's, else orchestrate)"},
+			&cli.StringFlag{Name: "scope", Usage: "coordinate only: draw this scope's path (default: the active workflow's, else every scope)"},
 		},
 		Before: checkProject,
 		Action: func(c *cli.Context) error {
@@ -34,25 +37,56 @@ func graphCommand(e *env) *cli.Command {
 			if format != "mermaid" && format != "dot" {
 				return usagef("graph --format: want mermaid or dot, got %q", format)
 			}
+			workflow, scope := c.String("workflow"), c.String("scope")
+			if workflow != "" && workflow != "orchestrate" && workflow != "coordinate" {
+				return usagef("graph --workflow: want orchestrate or coordinate, got %q", workflow)
+			}
+			if scope != "" && !gates.ValidScope(scope) {
+				return usagef("graph --scope: unknown scope %q (%s)", scope, strings.Join(gates.Scopes, ", "))
+			}
 			opt := render.GraphOptions{AllRows: c.Bool("all")}
 			store := projectStore(c)
 			cp, err := store.Load()
+			active := ""
 			switch {
 			case errors.Is(err, state.ErrNoState):
 			case err != nil:
 				// The definition does not depend on the state: draw it
 				// anyway, without a highlight.
 				fmt.Fprintf(e.stderr, "orch-hook: warning: the current state is not shown: %v\n", err)
-			case cp.StateMachine.WorkflowConfig.Command == "orchestrate" && !cp.Finished():
+			default:
+				active = cp.StateMachine.WorkflowConfig.Command
+			}
+			if workflow == "" {
+				workflow = active
+			}
+			if scope != "" {
+				workflow = "coordinate"
+			}
+			rows := gates.Transitions
+			if workflow == "coordinate" {
+				if scope == "" && active == "coordinate" {
+					scope = cp.StateMachine.WorkflowConfig.Scope
+				}
+				rows = gates.CoordPath(scope)
+			}
+			if active != "" && active == orText(workflow, "orchestrate") && !cp.Finished() {
 				opt.Current = cp.StateMachine.CurrentState
 				opt.Visited = cp.StateMachine.CompletedStates
 			}
 			if format == "dot" {
-				fmt.Fprint(e.stdout, render.DOT(gates.Transitions, opt))
+				fmt.Fprint(e.stdout, render.DOT(rows, opt))
 			} else {
-				fmt.Fprint(e.stdout, render.Mermaid(gates.Transitions, opt))
+				fmt.Fprint(e.stdout, render.Mermaid(rows, opt))
 			}
 			return nil
 		},
 	}
+}
+
+func orText(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
 }

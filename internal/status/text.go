@@ -77,7 +77,7 @@ func drawFlow(current string, s style) []string {
 func Text(w io.Writer, r *Report, color bool) {
 	s := style{on: color}
 	if r.Workflow == nil {
-		fmt.Fprintf(w, "No workflow is active in %s.\nStart one in Claude Code with /orch-hook:orchestrate <request>.\n", r.Project)
+		fmt.Fprintf(w, "No workflow is active in %s.\nStart one in Claude Code with /orch-hook:orchestrate <request> or /orch-hook:coordinate <description>.\n", r.Project)
 		return
 	}
 	wf := r.Workflow
