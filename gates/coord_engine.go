@@ -203,12 +203,15 @@ type Coord struct {
 // CoordLaunch is one coordinate agent launch (by the orchestrator, or a
 // worker by its supervisor).
 type CoordLaunch struct {
-	ToolUseID  string    `json:"tool_use_id"`
-	AgentID    string    `json:"agent_id,omitempty"`
-	Agent      string    `json:"agent"`
-	Parent     string    `json:"parent,omitempty"` // the supervisor's agent_id
-	Unit       string    `json:"unit,omitempty"`   // a worker's topic, track or stage
-	Track      int       `json:"track,omitempty"`  // an implementation track's number
+	ToolUseID string `json:"tool_use_id"`
+	AgentID   string `json:"agent_id,omitempty"`
+	Agent     string `json:"agent"`
+	Parent    string `json:"parent,omitempty"` // the supervisor's agent_id
+	Unit      string `json:"unit,omitempty"`   // a worker's topic, track or stage
+	Track     int    `json:"track,omitempty"`  // an implementation track's number
+	// Linked: PostToolUse confirmed AgentID (a SubagentStop before it only
+	// guesses).
+	Linked     bool      `json:"linked,omitempty"`
 	State      string    `json:"state"`
 	Background bool      `json:"background"`
 	Status     string    `json:"status"`
@@ -328,7 +331,10 @@ func (c *Coord) Next() string {
 	case CTest:
 		return "launch test-specialist (or testing-sub-supervisor) to run the tests"
 	case CDebug:
-		return fmt.Sprintf("launch debug-analyst (report in %s; debug retry %d/%d)", c.Paths.DebugDir, c.Retries+1, MaxDebugRetries)
+		if c.Retries == 0 {
+			return fmt.Sprintf("launch debug-analyst (report in %s; the first debug round, before any retry)", c.Paths.DebugDir)
+		}
+		return fmt.Sprintf("launch debug-analyst (report in %s; debug retry %d/%d)", c.Paths.DebugDir, c.Retries, MaxDebugRetries)
 	case CDocument:
 		return "launch doc-writer (summary in " + c.Paths.SummariesDir + ")"
 	case CComplete:
@@ -587,8 +593,8 @@ func (c *Coord) postAgent(call *Call) Outcome {
 		return Outcome{}
 	}
 	o := Outcome{}
-	if l.AgentID == "" && call.LinkAgentID != "" {
-		l.AgentID = call.LinkAgentID
+	if call.LinkAgentID != "" && (l.AgentID != call.LinkAgentID || !l.Linked) {
+		c.link(l, call.LinkAgentID)
 		o.Changed = true
 	}
 	if call.Status == "async_launched" && !l.Background {
@@ -600,6 +606,69 @@ func (c *Coord) postAgent(call *Call) Outcome {
 		o.Changed = true
 	}
 	return o
+}
+
+// link ties a launch to its agent id, as PostToolUse reports it. Parallel
+// foreground agents of one kind may have stopped before it, each taken for
+// the oldest unlinked launch of its kind: whatever was recorded for the
+// agent moves to its true launch, and a guess the launch held moves to
+// another unlinked one (its own PostToolUse corrects it in turn).
+func (c *Coord) link(l *CoordLaunch, agentID string) {
+	touched := []*CoordLaunch{l}
+	if holder := c.byAgent(agentID); holder != nil && holder != l {
+		swapResults(l, holder)
+		touched = append(touched, holder)
+	} else if l.AgentID != "" && l.AgentID != agentID {
+		for _, u := range c.Launches {
+			if u != l && !u.Linked && u.AgentID == "" && u.Status == Running && u.Agent == l.Agent {
+				swapResults(l, u)
+				touched = append(touched, u)
+				break
+			}
+		}
+	}
+	l.AgentID, l.Linked = agentID, true
+	for _, t := range touched {
+		c.refreshWorker(t)
+	}
+}
+
+// swapResults exchanges what was recorded of two launches' agents, keeping
+// each launch's own identity (tool use, unit, start, parent).
+func swapResults(a, b *CoordLaunch) {
+	a.AgentID, b.AgentID = b.AgentID, a.AgentID
+	a.Status, b.Status = b.Status, a.Status
+	a.Ended, b.Ended = b.Ended, a.Ended
+	a.Notice, b.Notice = b.Notice, a.Notice
+}
+
+// refreshWorker rewrites a supervisor's record of the worker l now holds
+// with l's unit and duration, after link moved it.
+func (c *Coord) refreshWorker(l *CoordLaunch) {
+	if l.Parent == "" || l.AgentID == "" {
+		return
+	}
+	for _, st := range c.Supervisors {
+		for _, list := range [][]WorkerRecord{st.Workers, st.Tracks} {
+			for i := range list {
+				r := &list[i]
+				if r.AgentID != l.AgentID {
+					continue
+				}
+				if r.TrackName != "" || r.TrackID != "" {
+					r.TrackName, r.TrackID = l.Unit, ""
+					if l.Track > 0 {
+						r.TrackID = fmt.Sprintf("track_%d", l.Track)
+					}
+				} else {
+					r.Topic = l.Unit
+				}
+				if !l.Ended.IsZero() {
+					r.DurationMs = l.Ended.Sub(l.Started).Milliseconds()
+				}
+			}
+		}
+	}
 }
 
 // deliver hands a background agent's line over with its notification.
@@ -630,7 +699,7 @@ func (c *Coord) subagentStop(call *Call, env *CoordEnv) Outcome {
 		// Not tied yet (a foreground agent's PostToolUse comes later): the
 		// oldest running launch of its kind.
 		for _, cand := range c.Launches {
-			if cand.Status == Running && cand.Agent == name && cand.AgentID == "" {
+			if cand.Status == Running && cand.Agent == name && cand.AgentID == "" && !cand.Linked {
 				l = cand
 				break
 			}
@@ -724,13 +793,17 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 			if err != nil {
 				return err.Error(), ""
 			}
+			c.ended(t)
 			return "", fmt.Sprintf("[coordinate research] %d/%d reports verified -> %s | next: %s", len(c.Reports), c.Topics, t.To, c.Next())
 		case l.Agent == DebugAnalyst:
-			c.Retries++
 			if _, err := c.fire(OnDebugVerified); err != nil {
 				return err.Error(), ""
 			}
-			return "", fmt.Sprintf("[coordinate debug] report %s verified -> test | retry %d/%d: %s", rels[0], c.Retries, MaxDebugRetries, c.Next())
+			round := "first debug round (debug-only)"
+			if c.Retries > 0 {
+				round = fmt.Sprintf("retry %d/%d", c.Retries, MaxDebugRetries)
+			}
+			return "", fmt.Sprintf("[coordinate debug] report %s verified -> test | %s: %s", rels[0], round, c.Next())
 		default:
 			if _, err := c.fire(OnSummaryVerified); err != nil {
 				return err.Error(), ""
@@ -805,6 +878,13 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 	return "", ""
 }
 
+// ended records how a research-only workflow ended.
+func (c *Coord) ended(t Transition) {
+	if t.To == CComplete {
+		c.Outcome = "completed at research (" + c.Scope + ")"
+	}
+}
+
 // tested applies a test result.
 func (c *Coord) tested(pass bool, why string) string {
 	if pass {
@@ -816,6 +896,9 @@ func (c *Coord) tested(pass bool, why string) string {
 	}
 	c.LastError, c.FailedState = orText(why, "tests failed"), CTest
 	t, _ := c.fire(OnTestsFail)
+	if t.To == CDebug {
+		c.Retries++ // a retry starts: debug, then test again
+	}
 	if t.To == CComplete {
 		c.Outcome = fmt.Sprintf("completed with failing tests after %d debug retries: %s", c.Retries, c.LastError)
 		return fmt.Sprintf("[coordinate test] TESTS: FAIL -> complete | debug retries %d/%d used; the failure is recorded: %s", c.Retries, MaxDebugRetries, c.LastError)
@@ -995,6 +1078,7 @@ func (c *Coord) supervised(l *CoordLaunch, text string, env *CoordEnv, from stri
 		if err != nil {
 			return err.Error(), ""
 		}
+		c.ended(t)
 		return "", fmt.Sprintf("[coordinate research] %s: %d reports verified, %s -> %s | next: %s", l.Agent, len(res.ReportsCreated), note, t.To, c.Next())
 	}
 	if l.Agent == ImplSupervisor {
