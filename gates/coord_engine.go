@@ -131,16 +131,7 @@ func CoordTable(scope string) map[string]string {
 			}
 		}
 	}
-	out := make(map[string]string, len(succ))
-	for from, tos := range succ {
-		list := make([]string, 0, len(tos))
-		for to := range tos {
-			list = append(list, to)
-		}
-		sort.Strings(list)
-		out[from] = strings.Join(list, ",")
-	}
-	return out
+	return joinSuccessors(succ)
 }
 
 // CoordPath is the rows of CoordTransitions a scope's path takes ("" for

@@ -200,16 +200,7 @@ func CompiledTable() map[string]string {
 			succ[t.From][t.To] = true
 		}
 	}
-	out := make(map[string]string, len(succ))
-	for from, tos := range succ {
-		list := make([]string, 0, len(tos))
-		for to := range tos {
-			list = append(list, to)
-		}
-		sort.Strings(list)
-		out[from] = strings.Join(list, ",")
-	}
-	return out
+	return joinSuccessors(succ)
 }
 
 // Finished reports whether state ends gating (nothing is blocked there).
@@ -231,4 +222,19 @@ var Gates = map[int]GateRule{
 	5: {After: "5a PASS", Allowed: []string{"5b if any task has requires_ux_dx_review: true", "else phase 6"}, Forbidden: []string{"skip 5b if required"}},
 	6: {After: "5a FAIL", Allowed: []string{"create fix tasks", "return to phase 4"}, Forbidden: []string{"proceed to 5b", "proceed to phase 6"}},
 	7: {After: "5b", Allowed: []string{"phase 6 if PASS", "fix tasks and phase 4 if FAIL"}, Forbidden: []string{"skip fixes if 5b fails"}},
+}
+
+// joinSuccessors renders a successor set as a stored transition table:
+// each state's successors sorted and joined with commas.
+func joinSuccessors(succ map[string]map[string]bool) map[string]string {
+	out := make(map[string]string, len(succ))
+	for from, tos := range succ {
+		list := make([]string, 0, len(tos))
+		for to := range tos {
+			list = append(list, to)
+		}
+		sort.Strings(list)
+		out[from] = strings.Join(list, ",")
+	}
+	return out
 }
