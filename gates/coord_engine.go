@@ -202,7 +202,10 @@ type CoordLaunch struct {
 	Track     int    `json:"track,omitempty"`  // an implementation track's number
 	// Linked: PostToolUse confirmed AgentID (a SubagentStop before it only
 	// guesses).
-	Linked     bool      `json:"linked,omitempty"`
+	Linked bool `json:"linked,omitempty"`
+	// DurationMs is the client's own measure of a foreground agent's run
+	// (PostToolUse totalDurationMs): what a supervisor is told and sums.
+	DurationMs int64     `json:"duration_ms,omitempty"`
 	State      string    `json:"state"`
 	Background bool      `json:"background"`
 	Status     string    `json:"status"`
@@ -588,6 +591,11 @@ func (c *Coord) postAgent(call *Call) Outcome {
 		c.link(l, call.LinkAgentID)
 		o.Changed = true
 	}
+	if call.Status == "completed" && call.DurationMs > 0 && l.DurationMs != call.DurationMs {
+		l.DurationMs = call.DurationMs
+		c.refreshWorker(l)
+		o.Changed = true
+	}
 	if call.Status == "async_launched" && !l.Background {
 		l.Background = true
 		o.Changed = true
@@ -624,6 +632,30 @@ func (c *Coord) link(l *CoordLaunch, agentID string) {
 	}
 }
 
+// duration is how long a launch's agent ran: the client's measure when it
+// gave one, else from launch to return as orch-hook saw them (0 while it
+// runs).
+func (l *CoordLaunch) duration() int64 {
+	if l.DurationMs > 0 {
+		return l.DurationMs
+	}
+	if l.Ended.IsZero() {
+		return 0
+	}
+	return l.Ended.Sub(l.Started).Milliseconds()
+}
+
+var reUnitPrefix = lazyRegexp(`(?i)^\s*(?:topic|stage|track\s+\d+)\s*:\s*`)
+
+// unitLabel is a worker's topic, stage or track title without the prefix
+// its prompt starts with ("Topic: caching" -> "caching").
+func unitLabel(unit string) string {
+	if rest := reUnitPrefix.get().FindStringIndex(unit); rest != nil && rest[1] < len(unit) {
+		return unit[rest[1]:]
+	}
+	return unit
+}
+
 // swapResults exchanges what was recorded of two launches' agents, keeping
 // each launch's own identity (tool use, unit, start, parent).
 func swapResults(a, b *CoordLaunch) {
@@ -631,6 +663,7 @@ func swapResults(a, b *CoordLaunch) {
 	a.Status, b.Status = b.Status, a.Status
 	a.Ended, b.Ended = b.Ended, a.Ended
 	a.Notice, b.Notice = b.Notice, a.Notice
+	a.DurationMs, b.DurationMs = b.DurationMs, a.DurationMs
 }
 
 // refreshWorker rewrites a supervisor's record of the worker l now holds
@@ -647,15 +680,15 @@ func (c *Coord) refreshWorker(l *CoordLaunch) {
 					continue
 				}
 				if r.TrackName != "" || r.TrackID != "" {
-					r.TrackName, r.TrackID = l.Unit, ""
+					r.TrackName, r.TrackID = unitLabel(l.Unit), ""
 					if l.Track > 0 {
 						r.TrackID = fmt.Sprintf("track_%d", l.Track)
 					}
 				} else {
-					r.Topic = l.Unit
+					r.Topic = unitLabel(l.Unit)
 				}
-				if !l.Ended.IsZero() {
-					r.DurationMs = l.Ended.Sub(l.Started).Milliseconds()
+				if d := l.duration(); d > 0 {
+					r.DurationMs = d
 				}
 			}
 		}
@@ -953,11 +986,10 @@ func (c *Coord) recordWorker(l *CoordLaunch, output, failure string, env *CoordE
 		return
 	}
 	st := c.supervisor(sup)
-	end := l.Ended
-	if end.IsZero() {
-		end = env.Now // recorded before the launch is marked ended
+	rec := WorkerRecord{WorkerID: fmt.Sprintf("%s_%d", strings.ReplaceAll(l.Agent, "-", "_"), len(st.Workers)+len(st.Tracks)+1), AgentID: l.AgentID, Status: WorkerCompleted, OutputPath: output, DurationMs: l.duration()}
+	if rec.DurationMs <= 0 {
+		rec.DurationMs = env.Now.Sub(l.Started).Milliseconds() // recorded before the launch is marked ended
 	}
-	rec := WorkerRecord{WorkerID: fmt.Sprintf("%s_%d", strings.ReplaceAll(l.Agent, "-", "_"), len(st.Workers)+len(st.Tracks)+1), AgentID: l.AgentID, Status: WorkerCompleted, OutputPath: output, DurationMs: end.Sub(l.Started).Milliseconds()}
 	if failure != "" {
 		rec.Status, rec.Error = WorkerFailed, failure
 	}
@@ -966,10 +998,10 @@ func (c *Coord) recordWorker(l *CoordLaunch, output, failure string, env *CoordE
 	}
 	switch sup.Agent {
 	case ImplSupervisor:
-		rec.TrackName = l.Unit
+		rec.TrackName = unitLabel(l.Unit)
 		st.Tracks = append(st.Tracks, rec)
 	default:
-		rec.Topic = l.Unit
+		rec.Topic = unitLabel(l.Unit)
 		st.Workers = append(st.Workers, rec)
 	}
 	st.WorkerCount = len(st.Workers) + len(st.Tracks)

@@ -37,6 +37,7 @@ type Call struct {
 	// Completions and stops.
 	Status         string // PostToolUse(Agent) tool_response.status
 	LinkAgentID    string // PostToolUse(Agent) tool_response.agentId
+	DurationMs     int64  // PostToolUse(Agent) tool_response.totalDurationMs (foreground)
 	Text           string // the agent's final report
 	Failure        string // PostToolUseFailure error
 	StopHookActive bool

@@ -33,9 +33,10 @@ type toolInput struct {
 
 // agentResponse is PostToolUse(Agent)'s tool_response.
 type agentResponse struct {
-	Status  string `json:"status"`
-	AgentID string `json:"agentId"`
-	Content []struct {
+	Status     string `json:"status"`
+	AgentID    string `json:"agentId"`
+	DurationMs int64  `json:"totalDurationMs"`
+	Content    []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content"`
@@ -95,7 +96,7 @@ func toCall(in *Input, root string) *gates.Call {
 			if len(in.ToolResponse) > 0 && in.ToolResponse[0] == '{' {
 				_ = json.Unmarshal(in.ToolResponse, &r)
 			}
-			c.Status, c.LinkAgentID = r.Status, r.AgentID
+			c.Status, c.LinkAgentID, c.DurationMs = r.Status, r.AgentID, r.DurationMs
 			for i := len(r.Content) - 1; i >= 0; i-- {
 				if r.Content[i].Type == "text" {
 					c.Text = r.Content[i].Text
