@@ -1,0 +1,89 @@
+package gates
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzDecideCoord drives the coordinate engine with arbitrary event
+// sequences: it must never panic, stay on its scope's table, and keep
+// completed_states free of duplicates. Each line of the input is one event:
+// "<event> <agent> <ids> <text>", fields separated by '|'.
+func FuzzDecideCoord(f *testing.F) {
+	f.Add("research-and-plan", "pre|research-specialist|t1||Topic: a\nstop|research-specialist|t1|a1|REPORT_CREATED: specs/001_x/reports/001_a.md\npost|research-specialist|t1|a1|")
+	f.Add("research-only", "pre|research-sub-supervisor|t1||x\npre|research-specialist|w1|s1|Topic: a\nstop|research-specialist|w1|a1|REPORT_CREATED: /etc/passwd\nstop|research-sub-supervisor|t1|s1|SUPERVISOR_COMPLETE: {\"summary\":\"x\"}")
+	f.Add("full-implementation", "pre|implementation-sub-supervisor|t1||Plan\npre|implementation-executor|w3|s1|Track 3: x\nstop|test-specialist|t2|a2|TESTS: FAIL\nstop||t9|a9|\nStop|||\nuser|||/orch-hook:abort")
+	f.Add("debug-only", "pre|debug-analyst|t1||x\nstop|debug-analyst|t1|a1|REPORT_CREATED: specs/001_x/debug/001.md\npost|debug-analyst|t1|a1|\nnotify||t1|a1|")
+	f.Fuzz(func(t *testing.T, scope, script string) {
+		if !ValidScope(scope) {
+			scope = ScopeFullImplementation
+		}
+		c := NewCoord("fuzz the engine", scope, "s", "specs/001_x")
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		env := &CoordEnv{
+			Root: "/p",
+			Now:  now,
+			Inspect: func(p string) FileCheck {
+				rel := strings.TrimPrefix(p, "/p/")
+				inside := !strings.Contains(p, "..") && (!strings.HasPrefix(p, "/") || strings.HasPrefix(p, "/p/"))
+				return FileCheck{Rel: rel, Inside: inside, Exists: inside && len(rel)%2 == 0, Size: int64(len(rel))}
+			},
+			List: func(string) []string { return []string{"001_a.md"} },
+			Read: func(string) []byte { return []byte("### Phase 1: a\ndependencies: []\n### Phase 2: b\ndependencies: [1]\n") },
+		}
+		table := CoordTable(scope)
+		lines := strings.Split(script, "\n")
+		if len(lines) > 64 {
+			lines = lines[:64]
+		}
+		for i, line := range lines {
+			parts := strings.SplitN(line, "|", 5)
+			for len(parts) < 5 {
+				parts = append(parts, "")
+			}
+			kind, agent, tu, id, text := parts[0], PluginPrefix+parts[1], parts[2], parts[3], parts[4]
+			call := &Call{Session: "s", ToolUseID: tu}
+			switch kind {
+			case "pre":
+				call.Event, call.Tool, call.SubagentType, call.Prompt = "PreToolUse", "Agent", agent, text
+				if id != "" {
+					call.AgentID, call.AgentType = id, PluginPrefix+supervisorOf(id)
+				}
+			case "post":
+				call.Event, call.Tool, call.Status, call.LinkAgentID, call.DurationMs = "PostToolUse", "Agent", "completed", id, int64(len(text))
+			case "stop":
+				call.Event, call.AgentID, call.AgentType, call.Text = "SubagentStop", id, agent, text
+			case "Stop":
+				call.Event = "Stop"
+			case "user":
+				call.Event, call.Prompt, call.PromptID = "UserPromptSubmit", text, fmt.Sprint("p", i)
+			case "notify":
+				call.Event, call.Prompt = "UserPromptSubmit", fmt.Sprintf("<task-notification>\n<task-id>%s</task-id>\n<tool-use-id>%s</tool-use-id>\n<status>completed</status>\n</task-notification>", id, tu)
+			case "write":
+				call.Event, call.Tool, call.Path, call.AgentID = "PreToolUse", "Write", text, id
+			default:
+				continue
+			}
+			env.Now = now.Add(time.Duration(i) * time.Second)
+			DecideCoord(c, call, env)
+			if _, ok := table[c.Current]; !ok {
+				t.Fatalf("event %d (%q): state %q is not on the %s path %v", i, line, c.Current, scope, table)
+			}
+			seen := map[string]bool{}
+			for _, s := range c.Completed {
+				if seen[s] {
+					t.Fatalf("event %d: completed_states %v repeats %s", i, c.Completed, s)
+				}
+				seen[s] = true
+			}
+		}
+	})
+}
+
+// supervisorOf picks a parent agent type from a fuzzed agent id.
+func supervisorOf(id string) string {
+	kinds := []string{ResearchSupervisor, ImplSupervisor, TestSupervisor, ResearchSpecialist}
+	return kinds[len(id)%len(kinds)]
+}
