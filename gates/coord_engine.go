@@ -205,7 +205,10 @@ type CoordLaunch struct {
 	Linked bool `json:"linked,omitempty"`
 	// DurationMs is the client's own measure of a foreground agent's run
 	// (PostToolUse totalDurationMs): what a supervisor is told and sums.
-	DurationMs int64     `json:"duration_ms,omitempty"`
+	DurationMs int64 `json:"duration_ms,omitempty"`
+	// Result is a worker's own verdict: PASS or FAIL (a test stage),
+	// COMPLETE or BLOCKED (a track).
+	Result     string    `json:"result,omitempty"`
 	State      string    `json:"state"`
 	Background bool      `json:"background"`
 	Status     string    `json:"status"`
@@ -343,6 +346,10 @@ func (c *Coord) reason(what string) string {
 
 func (c *Coord) deny(what string, call *Call) Outcome {
 	r := c.reason(what)
+	if call.AgentID != "" {
+		// Inside a subagent: the orchestrator's next step is no advice here.
+		r = fmt.Sprintf("orch-hook: %s (coordinate workflow, state %s.)", strings.TrimSpace(what), c.Current)
+	}
 	o := Outcome{Verdict: Deny, Reason: r}
 	o.log(Record{Type: RecDeny, Reason: r, ToolUseID: call.ToolUseID, AgentID: call.AgentID})
 	return o
@@ -509,7 +516,10 @@ func (c *Coord) preAgent(call *Call, env *CoordEnv) Outcome {
 			if track == 0 {
 				return c.deny(fmt.Sprintf("an implementation track's prompt starts with `Track N: <phase title>` (N the plan's phase number in %s), so its dependencies can be checked.", c.Paths.PlanPath), call)
 			}
-			if blocked := TrackBlockedBy(track, c.TrackDeps, c.tracksDone(call.AgentID)); len(blocked) > 0 {
+			if _, known := c.TrackDeps[track]; len(c.TrackDeps) > 0 && !known {
+				return c.deny(fmt.Sprintf("the plan %s has no phase %d (its phases: %s); a track is one of the plan's phases.", c.Paths.PlanPath, track, joinInts(trackNumbers(c.TrackDeps))), call)
+			}
+			if blocked := TrackBlockedBy(track, c.TrackDeps, c.tracksDone()); len(blocked) > 0 {
 				return c.deny(fmt.Sprintf("track %d depends on track(s) %s (the plan's dependencies), which have not completed; launch those first and this one after they return.", track, joinInts(blocked)), call)
 			}
 		}
@@ -554,14 +564,24 @@ func trackNumber(prompt string) int {
 	return n
 }
 
-// tracksDone lists the tracks a supervisor's workers completed.
-func (c *Coord) tracksDone(parent string) []int {
+// tracksDone lists the tracks completed by supervisors' workers (a
+// relaunched supervisor keeps what the previous one finished).
+func (c *Coord) tracksDone() []int {
 	var out []int
 	for _, l := range c.Launches {
-		if l.Parent == parent && l.Track > 0 && l.Status == Returned {
+		if l.Parent != "" && l.Track > 0 && l.Status == Returned {
 			out = append(out, l.Track)
 		}
 	}
+	return out
+}
+
+func trackNumbers(m map[int][]int) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
 	return out
 }
 
@@ -664,6 +684,7 @@ func swapResults(a, b *CoordLaunch) {
 	a.Ended, b.Ended = b.Ended, a.Ended
 	a.Notice, b.Notice = b.Notice, a.Notice
 	a.DurationMs, b.DurationMs = b.DurationMs, a.DurationMs
+	a.Result, b.Result = b.Result, a.Result
 }
 
 // refreshWorker rewrites a supervisor's record of the worker l now holds
@@ -866,9 +887,10 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		if l.Parent != "" {
 			switch FindResult(text, []string{LineImplComplete, LineImplBlocked}) {
 			case LineImplComplete:
+				l.Result = "COMPLETE"
 				c.recordWorker(l, "", "", env)
 			case LineImplBlocked:
-				l.Status = Failed
+				l.Status, l.Result = Failed, "BLOCKED"
 				c.recordWorker(l, "", "track blocked: "+clip(summaryOf(text, LineImplComplete, LineImplBlocked), 120), env)
 			default:
 				return fmt.Sprintf("your report must end with `%s` or `%s`.", LineImplComplete, LineImplBlocked), ""
@@ -885,9 +907,11 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		return fmt.Sprintf("your report must end with `%s` or `%s`.", LineImplComplete, LineImplBlocked), ""
 	case TestSpecialist:
 		if l.Parent != "" {
-			if _, ok := ParseTests(text); !ok {
+			pass, ok := ParseTests(text)
+			if !ok {
 				return fmt.Sprintf("your report must end with `%s` or `%s`.", LineTestsPass, LineTestsFail), ""
 			}
+			l.Result = map[bool]string{true: "PASS", false: "FAIL"}[pass]
 			c.recordWorker(l, "", "", env)
 			return "", ""
 		}
@@ -1007,6 +1031,26 @@ func (c *Coord) recordWorker(l *CoordLaunch, output, failure string, env *CoordE
 	st.WorkerCount = len(st.Workers) + len(st.Tracks)
 }
 
+// tracksNotRun lists the plan's tracks that no supervisor's worker ran
+// (returned, blocked or rejected) although every track they depend on
+// completed: a supervisor may skip a track only when a dependency failed.
+func (c *Coord) tracksNotRun() []int {
+	ran := map[int]bool{}
+	for _, l := range c.Launches {
+		if l.Parent != "" && l.Track > 0 && l.Status != Running {
+			ran[l.Track] = true
+		}
+	}
+	done := c.tracksDone()
+	var out []int
+	for _, t := range trackNumbers(c.TrackDeps) {
+		if !ran[t] && len(TrackBlockedBy(t, c.TrackDeps, done)) == 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // workerSpan is the observed wall-clock time of a supervisor's workers:
 // from the first launch to the last return.
 func (c *Coord) workerSpan(parent string) time.Duration {
@@ -1031,7 +1075,8 @@ func (c *Coord) supervisor(sup *CoordLaunch) *SupervisorState {
 	}
 	key := supervisorKey(sup.Agent)
 	st := c.Supervisors[key]
-	if st == nil {
+	if st == nil || (sup.AgentID != "" && st.SupervisorID != sup.AgentID) {
+		// A relaunched supervisor is judged by its own workers only.
 		st = &SupervisorState{SupervisorName: sup.Agent, SupervisorID: sup.AgentID}
 		c.Supervisors[key] = st
 	}
@@ -1050,6 +1095,16 @@ func (c *Coord) supervised(l *CoordLaunch, text string, env *CoordEnv, from stri
 	if failed {
 		c.LastError, c.FailedState = "supervisor failed: "+strings.Join(res.Errors, "; "), c.Current
 		return "", fmt.Sprintf("[coordinate %s] %s failed: %s | nothing advanced; relaunch it", c.Current, l.Agent, orText(strings.Join(res.Errors, "; "), "no errors given"))
+	}
+	for _, w := range c.Launches {
+		if w.Parent == l.AgentID && w.Status == Running {
+			return fmt.Sprintf("your worker %s (%s) has not returned; wait for every worker before you aggregate.", w.Agent, orText(unitLabel(w.Unit), w.ToolUseID)), ""
+		}
+	}
+	if l.Agent == ImplSupervisor {
+		if missing := c.tracksNotRun(); len(missing) > 0 {
+			return fmt.Sprintf("the plan's track(s) %s were not run, and nothing they depend on failed; launch them (each prompt starting `Track N: <title>`) before you aggregate.", joinInts(missing)), ""
+		}
 	}
 	proceed, failures := PartialFailure(workers)
 	if !proceed {
@@ -1105,9 +1160,12 @@ func (c *Coord) supervised(l *CoordLaunch, text string, env *CoordEnv, from stri
 		return "", fmt.Sprintf("[coordinate research] %s: %d reports verified, %s -> %s | next: %s", l.Agent, len(res.ReportsCreated), note, t.To, c.Next())
 	}
 	if l.Agent == ImplSupervisor {
+		// One clock for both sides: the hooks' own launch and return times.
 		var ds []int64
-		for _, w := range workers {
-			ds = append(ds, w.DurationMs)
+		for _, w := range c.Launches {
+			if w.Parent == l.AgentID && !w.Ended.IsZero() {
+				ds = append(ds, w.Ended.Sub(w.Started).Milliseconds())
+			}
 		}
 		seq, par, pct := TimeSavings(ds, c.workerSpan(l.AgentID).Milliseconds())
 		c.TimeSavings = fmt.Sprintf("sequential %dms vs parallel %dms (%d%% saved)", seq, par, pct)
@@ -1118,16 +1176,45 @@ func (c *Coord) supervised(l *CoordLaunch, text string, env *CoordEnv, from stri
 		c.fire(OnImplemented)
 		return "", fmt.Sprintf("[coordinate implement] %s: %d tracks, %s%s -> test | next: %s", l.Agent, len(workers), c.TimeSavings, note, c.Next())
 	}
-	return "", c.tested(res.TestsFailed == 0, fmt.Sprintf("%d of %d tests failed", res.TestsFailed, res.TotalTests))
+	var failedStages []string
+	for _, w := range c.Launches {
+		if w.Parent == l.AgentID && w.Result == "FAIL" {
+			failedStages = append(failedStages, orText(unitLabel(w.Unit), w.ToolUseID))
+		}
+	}
+	if res.TotalTests <= 0 {
+		return "total_tests is missing: give total_tests, tests_passed and tests_failed from your stages' results.", ""
+	}
+	if res.TestsFailed == 0 && len(failedStages) > 0 {
+		return fmt.Sprintf("tests_failed is 0, but stage(s) %s ended with %s; report the failures.", strings.Join(failedStages, ", "), LineTestsFail), ""
+	}
+	why := fmt.Sprintf("%d of %d tests failed", res.TestsFailed, res.TotalTests)
+	if len(failedStages) > 0 {
+		why += " (failing stages: " + strings.Join(failedStages, ", ") + ")"
+	}
+	return "", c.tested(res.TestsFailed == 0, why)
 }
 
 func (c *Coord) stop(call *Call, env *CoordEnv) Outcome {
 	if c.Owner != "" && call.Session != "" && call.Session != c.Owner {
 		return Outcome{}
 	}
+	// The main thread stopping proves some launches dead: a foreground agent
+	// returns before its caller's turn goes on, and a background one is
+	// confirmed by its PostToolUse at once. A launch with neither never ran
+	// (its call was rejected or denied by another hook); it must not hold
+	// the workflow.
+	var stale Outcome
+	for _, l := range c.Launches {
+		if l.Status == Running && l.Parent == "" && (!l.Background || !l.Linked) {
+			l.Status, l.Ended = Stale, env.Now
+			stale.Changed = true
+			stale.log(Record{Type: RecUpdate, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "launch never ran or never returned; cleared at Stop"})
+		}
+	}
 	for _, l := range c.Launches {
 		if l.Status == Running && l.Parent == "" || l.Notice != "" {
-			return Outcome{}
+			return stale
 		}
 	}
 	limit := env.StopCap
@@ -1135,13 +1222,14 @@ func (c *Coord) stop(call *Call, env *CoordEnv) Outcome {
 		limit = DefaultStopCap
 	}
 	if c.StopBlocks >= limit {
-		o := Outcome{}
+		o := stale
 		o.log(Record{Type: RecError, Reason: fmt.Sprintf("Stop allowed after %d consecutive blocks", c.StopBlocks)})
 		return o
 	}
 	c.StopBlocks++
 	r := c.reason(fmt.Sprintf("the workflow is not finished and the next step is yours (stop blocked %d/%d).", c.StopBlocks, limit))
-	o := Outcome{Verdict: Block, Reason: r, Changed: true}
+	o := stale
+	o.Verdict, o.Reason, o.Changed = Block, r, true
 	o.log(Record{Type: RecDeny, Reason: r})
 	return o
 }

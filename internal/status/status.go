@@ -267,14 +267,18 @@ func coordinate(r *Report, c *gates.Coord, now time.Time) {
 	}
 	r.Agents = &AgentsInfo{InFlight: []AgentInfo{}, Stale: []AgentInfo{}}
 	for _, l := range c.Launches {
-		if l.Status != gates.Running {
-			continue
-		}
 		job := l.Unit
 		if l.Parent != "" {
 			job = "worker of " + l.Parent + ": " + l.Unit
 		}
-		r.Agents.InFlight = append(r.Agents.InFlight, AgentInfo{Agent: l.Agent, Job: job, ToolUseID: l.ToolUseID, AgentID: l.AgentID, Background: l.Background, StartedAt: l.Started, Seconds: int64(now.Sub(l.Started).Seconds())})
+		a := AgentInfo{Agent: l.Agent, Job: job, ToolUseID: l.ToolUseID, AgentID: l.AgentID, Background: l.Background, StartedAt: l.Started, Seconds: int64(now.Sub(l.Started).Seconds())}
+		switch l.Status {
+		case gates.Running:
+			r.Agents.InFlight = append(r.Agents.InFlight, a)
+		case gates.Stale:
+			a.Seconds = int64(l.Ended.Sub(l.Started).Seconds())
+			r.Agents.Stale = append(r.Agents.Stale, a)
+		}
 	}
 }
 

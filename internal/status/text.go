@@ -259,10 +259,15 @@ func writeCoordinate(w io.Writer, r *Report, c *CoordinateInfo, s style) {
 	if c.Outcome != "" {
 		fmt.Fprintf(w, "Outcome: %s\n", c.Outcome)
 	}
-	if a := r.Agents; a != nil && len(a.InFlight) > 0 {
-		fmt.Fprintln(w, "Agents in flight:")
+	if a := r.Agents; a != nil {
+		if len(a.InFlight) > 0 {
+			fmt.Fprintln(w, "Agents in flight:")
+		}
 		for _, l := range a.InFlight {
 			fmt.Fprintf(w, "  %s  %s, for %s\n", s.cyan(l.Agent), clip(l.Job, 80), Duration(r.Now.Sub(l.StartedAt)))
+		}
+		for _, l := range a.Stale {
+			fmt.Fprintf(w, "  %s %s (%s): launched, never ran or returned\n", s.yellow("stale:"), l.Agent, l.ToolUseID)
 		}
 	}
 }
