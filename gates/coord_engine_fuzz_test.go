@@ -31,7 +31,9 @@ func FuzzDecideCoord(f *testing.F) {
 				return FileCheck{Rel: rel, Inside: inside, Exists: inside && len(rel)%2 == 0, Size: int64(len(rel))}
 			},
 			List: func(string) []string { return []string{"001_a.md"} },
-			Read: func(string) []byte { return []byte("### Phase 1: a\ndependencies: []\n### Phase 2: b\ndependencies: [1]\n") },
+			Read: func(string) []byte {
+				return []byte("### Phase 1: a\ndependencies: []\n### Phase 2: b\ndependencies: [1]\n")
+			},
 		}
 		table := CoordTable(scope)
 		lines := strings.Split(script, "\n")
