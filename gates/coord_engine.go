@@ -380,6 +380,9 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 			if touchesState(call.Command) {
 				return c.deny("commands that name .orchestrator/state, or change anything under .orchestrator, are not allowed.", call)
 			}
+			if topic := strings.TrimSuffix(c.Paths.TopicPath, "/"); call.AgentID == "" && topic != "" && changesUnder(normalizeCommand(call.Command), topic) {
+				return c.deny(fmt.Sprintf("this command may change %s, the workflow's artifacts; the orchestrator does not write them: launch the agent that owes them.", topic), call)
+			}
 		case "Workflow":
 			return c.deny("the native Workflow tool is not allowed while an orch-hook workflow is active.", call)
 		case "Write", "Edit", "NotebookEdit":

@@ -222,11 +222,12 @@ func Relevant(c *Call) bool {
 
 // NeedsState reports whether deciding c depends on the workflow's state at
 // all. A Bash command that names neither the state directory nor the binary
-// (the static rules, checked first) is allowed whatever the state, so the
-// hook need not read it.
+// (the static rules, checked first), and on the main thread changes nothing
+// under a specs/ directory (where coordinate topics live), is allowed
+// whatever the state, so the hook need not read it.
 func NeedsState(c *Call) bool {
 	if c.Event == "PreToolUse" && (c.Tool == "Bash" || c.Tool == "Skill") {
-		return c.Tool == "Bash" && touchesState(c.Command)
+		return c.Tool == "Bash" && (touchesState(c.Command) || c.AgentID == "" && changesUnder(normalizeCommand(c.Command), "specs/"))
 	}
 	return Relevant(c)
 }
@@ -779,16 +780,30 @@ var destructive = []string{"rm", "rmdir", "mv", "cp", "unlink", "truncate", "ln"
 // word, a redirection, sed -i, find -delete). Bash is not parsed for writes
 // elsewhere; this guards what the gates stand on.
 func touchesState(cmd string) bool {
+	norm := normalizeCommand(cmd)
+	if strings.Contains(norm, ".orchestrator/state") || strings.Contains(norm, "'.orchestrator'/") || strings.Contains(norm, `".orchestrator"/`) {
+		return true
+	}
+	return changesUnder(norm, ".orchestrator")
+}
+
+// normalizeCommand lowercases a command and folds the spellings of a path
+// separator ("/./", "//", a backslash) into "/".
+func normalizeCommand(cmd string) string {
 	norm := strings.ToLower(cmd)
 	for _, r := range []string{"/./", "//", "\\"} {
 		for strings.Contains(norm, r) {
 			norm = strings.ReplaceAll(norm, r, "/")
 		}
 	}
-	if strings.Contains(norm, ".orchestrator/state") || strings.Contains(norm, "'.orchestrator'/") || strings.Contains(norm, `".orchestrator"/`) {
-		return true
-	}
-	if !strings.Contains(norm, ".orchestrator") {
+	return norm
+}
+
+// changesUnder reports whether a normalized command names dir and may
+// change files: a redirection, sed -i, perl -i, find -delete, or a
+// destructive word (rm, mv, cp, tee, ...).
+func changesUnder(norm, dir string) bool {
+	if !strings.Contains(norm, strings.ToLower(dir)) {
 		return false
 	}
 	if strings.ContainsAny(norm, ">") || strings.Contains(norm, "sed -i") || strings.Contains(norm, "-delete") || strings.Contains(norm, "perl -i") {
