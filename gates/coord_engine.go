@@ -233,10 +233,11 @@ func (c *Coord) Encode() ([]byte, error) { return jsonenc.Marshal(c) }
 
 // FileCheck is what the caller found at a path an agent reported.
 type FileCheck struct {
-	Rel    string // relative to the project root, when inside
-	Inside bool   // inside the project, symlinks resolved
-	Exists bool
-	Size   int64
+	Rel     string // relative to the project root, when inside
+	Inside  bool   // inside the project, symlinks resolved
+	Exists  bool
+	Size    int64
+	ModTime time.Time // zero when unknown
 }
 
 // CoordEnv is what a coordinate decision may consult: the clock, the Stop
@@ -539,6 +540,9 @@ func (c *Coord) preAgent(call *Call, env *CoordEnv) Outcome {
 			}
 			return c.deny(why, call)
 		}
+		if running := len(c.running(name, "")); name == ResearchSpecialist && len(c.Reports)+running >= c.Topics {
+			return c.deny(fmt.Sprintf("research has %d topics and all are covered (%d reports verified, %d research-specialists running); wait for the running ones to return.", c.Topics, len(c.Reports), running), call)
+		}
 		if name != ResearchSpecialist && len(c.running(name, "")) > 0 {
 			return c.deny(name+" is already running; wait for it to return.", call)
 		}
@@ -816,9 +820,12 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		if len(paths) == 0 {
 			return fmt.Sprintf("your report must end with `%s <path>` naming the file you wrote under %s.", LineReportCreated, dir), ""
 		}
+		// One launch owes one file: the last REPORT_CREATED line counts, so
+		// one agent cannot answer for every topic.
+		paths = paths[len(paths)-1:]
 		var rels []string
 		for _, p := range paths {
-			rel, why := c.checkArtifact(p, dir, env)
+			rel, why := c.checkArtifact(p, dir, l.Started, env)
 			if why != "" {
 				return why, ""
 			}
@@ -864,7 +871,7 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		if p == "" {
 			return fmt.Sprintf("your report must end with `%s <path>` naming the plan (%s).", LinePlanCreated, c.Paths.PlanPath), ""
 		}
-		rel, why := c.checkArtifact(p, c.Paths.PlansDir, env)
+		rel, why := c.checkArtifact(p, c.Paths.PlansDir, l.Started, env)
 		if why != "" {
 			return why, ""
 		}
@@ -967,10 +974,16 @@ func planCreated(text string) string {
 	return ""
 }
 
+// FreshnessSlack is how much older than its agent's launch an artifact may
+// look (file systems with coarse timestamps).
+const FreshnessSlack = 2 * time.Second
+
 // checkArtifact confines a reported path to the project and to dir, and
-// checks that it exists and is not empty; the problem says what was
-// expected, what was found, and what the directory holds.
-func (c *Coord) checkArtifact(path, dir string, env *CoordEnv) (string, string) {
+// checks that it exists, is not empty, and was written after since (the
+// launch of the agent that reports it: a file left from an earlier run is
+// not this run's work); the problem says what was expected, what was
+// found, and what the directory holds.
+func (c *Coord) checkArtifact(path, dir string, since time.Time, env *CoordEnv) (string, string) {
 	dir = strings.TrimSuffix(dir, "/")
 	fc := env.Inspect(path)
 	if !fc.Inside {
@@ -986,6 +999,9 @@ func (c *Coord) checkArtifact(path, dir string, env *CoordEnv) (string, string) 
 			what = "is empty"
 		}
 		return "", fmt.Sprintf("expected the file %s, but it %s; %s holds: %s. Check that the file was written where the prompt said.", fc.Rel, what, dir, orText(strings.Join(found, ", "), "nothing"))
+	}
+	if !fc.ModTime.IsZero() && !since.IsZero() && fc.ModTime.Before(since.Add(-FreshnessSlack)) {
+		return "", fmt.Sprintf("%s was last written at %s, before this agent was launched (%s): it is not this run's work. Write it anew, then end with the result line.", fc.Rel, fc.ModTime.UTC().Format(time.RFC3339), since.UTC().Format(time.RFC3339))
 	}
 	return fc.Rel, ""
 }
@@ -1120,7 +1136,7 @@ func (c *Coord) supervised(l *CoordLaunch, text string, env *CoordEnv, from stri
 	checked.ReportsCreated = nil
 	var rels []string
 	for _, p := range res.ReportsCreated {
-		rel, why := c.checkArtifact(p, c.Paths.ReportsDir, env)
+		rel, why := c.checkArtifact(p, c.Paths.ReportsDir, l.Started, env)
 		if why != "" {
 			return why, ""
 		}

@@ -867,3 +867,44 @@ func TestCoordParallelForegroundOutOfOrder(t *testing.T) {
 		}
 	})
 }
+
+// One research-specialist launch answers for one topic: with two
+// REPORT_CREATED lines only the last counts.
+func TestCoordOneReportPerLaunch(t *testing.T) {
+	h := newCE(t, ceFlatDesc, ScopeResearchOnly)
+	h.files[ceReports+"001_a.md"] = 10
+	ctx := h.run(ResearchSpecialist, ceReports+"002_b.md", "REPORT_CREATED: "+ceReports+"001_a.md\nREPORT_CREATED: "+ceReports+"002_b.md")
+	if h.c.Current != CResearch || !reflect.DeepEqual(h.c.Reports, []string{ceReports + "002_b.md"}) {
+		t.Fatalf("state %s, reports %v; want research with only the last report (context %q)", h.c.Current, h.c.Reports, ctx)
+	}
+	if !strings.Contains(ctx, "(1/2)") {
+		t.Errorf("context %q, want 1/2 reports", ctx)
+	}
+}
+
+// A file written before its agent's launch is refused; one written after
+// it (or within the slack of coarse timestamps) is accepted.
+func TestCoordArtifactFreshness(t *testing.T) {
+	c := NewCoord(ceFlatDesc, ScopeResearchOnly, "s", ceTopicDir)
+	launched := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		mod  time.Time
+		want string
+	}{
+		{launched.Add(-time.Hour), "was last written at 2026-01-01T09:00:00Z, before this agent was launched (2026-01-01T10:00:00Z)"},
+		{launched.Add(-time.Second), ""},
+		{launched.Add(time.Minute), ""},
+		{time.Time{}, ""}, // unknown: not judged
+	} {
+		env := &CoordEnv{
+			Inspect: func(p string) FileCheck {
+				return FileCheck{Rel: p, Inside: true, Exists: true, Size: 5, ModTime: tc.mod}
+			},
+			List: func(string) []string { return nil },
+		}
+		rel, why := c.checkArtifact(ceReports+"001_a.md", ceReports, launched, env)
+		if tc.want == "" && (why != "" || rel == "") || tc.want != "" && !strings.Contains(why, tc.want) {
+			t.Errorf("modified %v: rel %q, problem %q; want problem containing %q", tc.mod, rel, why, tc.want)
+		}
+	}
+}

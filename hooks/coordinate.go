@@ -76,7 +76,7 @@ func coordEnv(env Env, root string) *gates.CoordEnv {
 		StopCap: env.StopCap,
 		Inspect: func(path string) gates.FileCheck {
 			a := state.InspectArtifact(root, path)
-			return gates.FileCheck{Rel: a.Rel, Inside: a.Inside, Exists: a.Exists, Size: a.Size}
+			return gates.FileCheck{Rel: a.Rel, Inside: a.Inside, Exists: a.Exists, Size: a.Size, ModTime: a.ModTime}
 		},
 		List: func(rel string) []string { return state.ListNames(root, rel) },
 		Read: func(rel string) []byte {
