@@ -1297,7 +1297,11 @@ func (c *Coord) StartContext() string {
 	if c.Hierarchical {
 		mode = "hierarchical: one research-sub-supervisor launches the research-specialists"
 	}
+	plan := c.Paths.PlanPath
+	if c.Scope == ScopeResearchAndRevise {
+		plan += " (the existing plan: revise it in place)"
+	}
 	return fmt.Sprintf("orch-hook: coordinate workflow started. Scope: %s (%s); terminal state %s. Topic: %s (%s). Research: %d topics (%s; %s). Reports: %s. Plan: %s. Debug: %s. Summaries: %s. Next: %s.",
 		c.Scope, c.ScopeWhy, ScopeTerminal[c.Scope], c.Topic, c.Paths.TopicPath, c.Topics, c.ComplexWhy, mode,
-		strings.Join(c.Paths.ReportPaths, ", "), c.Paths.PlanPath, c.Paths.DebugDir, c.Paths.SummariesDir, c.Next())
+		strings.Join(c.Paths.ReportPaths, ", "), plan, c.Paths.DebugDir, c.Paths.SummariesDir, c.Next())
 }

@@ -377,3 +377,36 @@ func ReportNumber(file string) (n int, ok bool) {
 	n, err := strconv.Atoi(m[1])
 	return n, err == nil
 }
+
+// RevisionTopic picks, for a research-and-revise description, the existing
+// topic directory (among topics, names like "001_authentication_system"
+// whose plans/ holds a plan) that the description names: every word of the
+// topic's name appears in the description ("Revise the authentication
+// system plan" names 001_authentication_system). The topic with the most
+// words wins, then the highest number; "" when none is named.
+func RevisionTopic(description string, topics []string) string {
+	words := map[string]bool{}
+	for _, w := range topicFoldWords(description) {
+		words[w] = true
+	}
+	best, bestWords, bestNumber := "", 0, -1
+	for _, t := range topics {
+		m := reTopicDir.get().FindStringSubmatch(t)
+		if m == nil {
+			continue
+		}
+		parts := strings.Split(m[2], "_")
+		all := len(parts) > 0
+		for _, p := range parts {
+			if !words[p] {
+				all = false
+				break
+			}
+		}
+		number, _ := strconv.Atoi(m[1])
+		if all && (len(parts) > bestWords || len(parts) == bestWords && number > bestNumber) {
+			best, bestWords, bestNumber = t, len(parts), number
+		}
+	}
+	return best
+}

@@ -292,3 +292,18 @@ func FuzzTopicName(f *testing.F) {
 		}
 	})
 }
+
+func TestRevisionTopic(t *testing.T) {
+	topics := []string{"001_auth", "003_authentication_system", "004_billing", "007_auth", "notatopic"}
+	for desc, want := range map[string]string{
+		"Revise the authentication system plan to use OAuth": "003_authentication_system",
+		"Update the plan for auth to include SSO":            "007_auth", // two match: the highest number
+		"Revise the billing plan":                            "004_billing",
+		"Revise the shipping plan":                           "",
+		"":                                                   "",
+	} {
+		if got := RevisionTopic(desc, topics); got != want {
+			t.Errorf("RevisionTopic(%q) = %q, want %q", desc, got, want)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -174,21 +173,50 @@ func StartCoordinate(store *state.Store, description, scope, session string, now
 	}
 	specs := SpecsDir(store.Root)
 	existing := state.ListDirs(store.Root, specs)
+	effective := scope
+	if effective == "" {
+		effective, _ = gates.DetectScope(description)
+	}
 	name := gates.TopicName(description)
 	number, _ := gates.NextTopicNumber(existing, name)
 	topicDir := filepath.ToSlash(filepath.Join(specs, gates.TopicDir(number, name)))
-	c := gates.NewCoord(description, scope, session, topicDir)
-	if c.Scope == gates.ScopeResearchAndRevise {
-		var found []string
-		for _, p := range state.ListNames(store.Root, c.Paths.PlansDir) {
-			if strings.HasSuffix(p, ".md") {
-				found = append(found, p)
+	var plan string // research-and-revise: the existing plan to revise
+	if effective == gates.ScopeResearchAndRevise {
+		plans := func(dir string) []string {
+			var found []string
+			for _, p := range state.ListNames(store.Root, dir+"/plans") {
+				if strings.HasSuffix(p, ".md") {
+					found = append(found, p)
+				}
+			}
+			return found
+		}
+		if found := plans(topicDir); len(found) > 0 {
+			plan = topicDir + "/plans/" + found[len(found)-1]
+		} else {
+			var withPlans []string
+			for _, d := range existing {
+				if len(plans(specs+"/"+d)) > 0 {
+					withPlans = append(withPlans, d)
+				}
+			}
+			if t := gates.RevisionTopic(description, withPlans); t != "" {
+				topicDir = specs + "/" + t
+				found := plans(topicDir)
+				plan = topicDir + "/plans/" + found[len(found)-1]
+			} else {
+				hint := "use research-and-plan to write one"
+				if len(withPlans) > 0 {
+					hint = "topics with a plan: " + strings.Join(withPlans, ", ") + "; name one of them in the description, or use research-and-plan"
+				}
+				return nil, fmt.Errorf("scope research-and-revise needs an existing plan in %s/plans/, and there is none (%s)", topicDir, hint)
 			}
 		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("scope research-and-revise needs an existing plan in %s, and there is none; use research-and-plan to write one", c.Paths.PlansDir)
-		}
-		sort.Strings(found)
+	}
+	c := gates.NewCoord(description, scope, session, topicDir)
+	if plan != "" {
+		c.Topic = strings.SplitN(filepath.Base(topicDir), "_", 2)[1]
+		c.Paths.PlanPath = plan
 	}
 	cp := &state.Checkpoint{
 		SchemaVersion: state.SchemaVersion,
@@ -212,7 +240,11 @@ func StartCoordinate(store *state.Store, description, scope, session string, now
 
 // startCoordFromPrompt: the user typed /orch-hook:coordinate <description>.
 func startCoordFromPrompt(env Env, store *state.Store, call *gates.Call, description string) Decision {
-	c, err := StartCoordinate(store, description, "", call.Session, env.now())
+	scope, description, err := scopeOption(description)
+	if err != nil {
+		return Decision{Block: true, Reason: "orch-hook: " + err.Error()}
+	}
+	c, err := StartCoordinate(store, description, scope, call.Session, env.now())
 	var active *state.ActiveError
 	switch {
 	case errors.As(err, &active):
@@ -221,6 +253,27 @@ func startCoordFromPrompt(env Env, store *state.Store, call *gates.Call, descrip
 		return Decision{Block: true, Reason: "orch-hook: cannot start the coordinate workflow: " + oneLine(err.Error())}
 	}
 	return Decision{Context: c.StartContext()}
+}
+
+// scopeOption splits "--scope S rest" (or "--scope=S rest") off a typed
+// /orch-hook:coordinate's arguments.
+func scopeOption(args string) (scope, rest string, err error) {
+	args = strings.TrimSpace(args)
+	if !strings.HasPrefix(args, "--scope") {
+		return "", args, nil
+	}
+	opt, rest, _ := strings.Cut(args, " ")
+	if opt == "--scope" {
+		opt, rest, _ = strings.Cut(strings.TrimSpace(rest), " ")
+	} else if v, ok := strings.CutPrefix(opt, "--scope="); ok {
+		opt = v
+	} else {
+		return "", "", fmt.Errorf("cannot read %q: write /orch-hook:coordinate [--scope S] <description>", opt)
+	}
+	if !gates.ValidScope(opt) {
+		return "", "", fmt.Errorf("unknown scope %q (one of %s): write /orch-hook:coordinate [--scope S] <description>", opt, strings.Join(gates.Scopes, ", "))
+	}
+	return opt, strings.TrimSpace(rest), nil
 }
 
 // isCoordinatePrompt recognizes "/orch-hook:coordinate <description>".

@@ -70,7 +70,8 @@ func graphCommand(e *env) *cli.Command {
 				}
 				rows = gates.CoordPath(scope)
 			}
-			if active != "" && active == orText(workflow, "orchestrate") && !cp.Finished() {
+			if active != "" && active == orText(workflow, "orchestrate") && !cp.Finished() &&
+				(workflow != "coordinate" || scope == cp.StateMachine.WorkflowConfig.Scope) {
 				opt.Current = cp.StateMachine.CurrentState
 				opt.Visited = cp.StateMachine.CompletedStates
 			}
