@@ -908,3 +908,24 @@ func TestCoordArtifactFreshness(t *testing.T) {
 		}
 	}
 }
+
+// A plan whose phase dependencies can never be met is refused when it is
+// verified: the tracks would wait forever.
+func TestCoordPlanDependenciesChecked(t *testing.T) {
+	h := newCE(t, ceFlatDesc, ScopeFullImplementation)
+	h.env.Read = func(string) []byte {
+		return []byte("### Phase 1: A\ndependencies: [2]\n\n### Phase 2: B\ndependencies: [1]\n")
+	}
+	h.run(ResearchSpecialist, ceReports+"001_a.md", "REPORT_CREATED: "+ceReports+"001_a.md")
+	h.run(ResearchSpecialist, ceReports+"002_b.md", "REPORT_CREATED: "+ceReports+"002_b.md")
+	h.files[cePlan] = 100
+	tu, aid := h.ids()
+	h.launch(PlanArchitect, tu, "plan")
+	o := h.stop(PlanArchitect, aid, "PLAN_CREATED: "+cePlan)
+	if o.Verdict != Block || !strings.Contains(o.Reason, "the plan's phase dependencies cannot all be met") {
+		t.Fatalf("verdict %v, reason %q; want a block naming the dependencies", o.Verdict, o.Reason)
+	}
+	if h.c.Current != CPlan {
+		t.Errorf("state %s, want plan", h.c.Current)
+	}
+}
