@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,6 +29,15 @@ type env struct {
 // here, once, with the "orch-hook: " prefix.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, extra ...*cli.Command) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	if len(args) >= 2 && len(args) <= 3 && args[1] == "hook" && len(extra) == 0 && (len(args) == 2 || !strings.HasPrefix(args[2], "-")) {
+		// The hot path, on every tool call: straight to the handler, without
+		// building the command line (the same as the hook subcommand).
+		err := handleHook(e, args[2:])
+		if err != nil {
+			printError(stderr, err)
+		}
+		return exitCode(err)
+	}
 	app := NewApp(e)
 	for _, mk := range benchCommands {
 		app.Commands = append(app.Commands, mk(e))

@@ -16,14 +16,24 @@ func hookCommand(e *env) *cli.Command {
 		ArgsUsage:    "[EVENT]",
 		OnUsageError: usageOnCommand,
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usagef("hook takes at most one argument, the event name; got %d", c.NArg())
-			}
-			env := hooks.EnvFrom(e.getenv, e.stderr)
-			if c.Args().First() == hooks.SessionStart {
-				env.Notice = bootstrap.CheckVersion(e.getenv("CLAUDE_PLUGIN_ROOT"), version)
-			}
-			return hooks.Run(env, e.stdin, e.stdout, c.Args().First())
+			return handleHook(e, c.Args().Slice())
 		},
 	}
+}
+
+// handleHook handles one event; Main calls it directly for `orch-hook hook
+// [EVENT]`, before the command line is built.
+func handleHook(e *env, args []string) error {
+	if len(args) > 1 {
+		return usagef("hook takes at most one argument, the event name; got %d", len(args))
+	}
+	event := ""
+	if len(args) == 1 {
+		event = args[0]
+	}
+	env := hooks.EnvFrom(e.getenv, e.stderr)
+	if event == hooks.SessionStart {
+		env.Notice = bootstrap.CheckVersion(e.getenv("CLAUDE_PLUGIN_ROOT"), version)
+	}
+	return hooks.Run(env, e.stdin, e.stdout, event)
 }
