@@ -70,7 +70,23 @@ func printError(w io.Writer, err error) {
 	}
 	var usage *usageError
 	if errors.As(err, &usage) {
-		msg += " (see 'orch-hook --help')"
+		msg += fmt.Sprintf(" (see 'orch-hook %s--help')", usageTopic(usage.msg))
 	}
 	fmt.Fprintln(w, "orch-hook: "+msg)
+}
+
+// subcommands whose usage errors point to their own help.
+var subcommands = []string{"hook", "status", "log", "migrate", "repair", "start", "follow-up", "generate", "init", "doctor", "graph", "report", "explain"}
+
+// usageTopic is "<subcommand> " when a usage message starts with one (as
+// "start: ..." or "graph --format: ..."), else "".
+func usageTopic(msg string) string {
+	word, _, _ := strings.Cut(msg, ":")
+	word, _, _ = strings.Cut(word, " ")
+	for _, s := range subcommands {
+		if word == s {
+			return s + " "
+		}
+	}
+	return ""
 }
