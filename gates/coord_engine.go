@@ -432,8 +432,30 @@ func (c *Coord) preWrite(call *Call, env *CoordEnv) Outcome {
 		return c.deny(fmt.Sprintf("%s is Claude Code's configuration; it may not change while a workflow is active. Ask the user.", rel), call)
 	case call.AgentID == "" && topic != "" && under(rel, topic):
 		return c.deny(fmt.Sprintf("%s is an artifact of the workflow (%s); the orchestrator does not write it: launch the agent that owes it.", rel, topic), call)
+	case topic != "" && under(rel, topic):
+		agent, _ := coordAgent(call.AgentType)
+		for _, o := range c.artifactOwners() {
+			if under(rel, strings.TrimSuffix(o.dir, "/")) && !contains(o.agents, agent) {
+				return c.deny(fmt.Sprintf("%s belongs to %s; %s does not write there.", rel, strings.Join(o.agents, " and "), orText(agent, call.AgentType)), call)
+			}
+		}
 	}
 	return Outcome{}
+}
+
+type artifactOwner struct {
+	dir    string
+	agents []string
+}
+
+// artifactOwners: who writes each directory of the topic.
+func (c *Coord) artifactOwners() []artifactOwner {
+	return []artifactOwner{
+		{c.Paths.ReportsDir, []string{ResearchSpecialist}},
+		{c.Paths.PlansDir, []string{PlanArchitect, ImplementationExec}},
+		{c.Paths.DebugDir, []string{DebugAnalyst}},
+		{c.Paths.SummariesDir, []string{DocWriter}},
+	}
 }
 
 func (c *Coord) byTool(id string) *CoordLaunch {
