@@ -834,7 +834,6 @@ func (c *Coord) notify(l *CoordLaunch, line string, o *Outcome) {
 // verify checks an agent's result; it returns a problem (the step does not
 // advance) or the checkpoint line.
 func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, line string) {
-	from := c.Current
 	switch l.Agent {
 	case ResearchSpecialist, DebugAnalyst, DocWriter:
 		dir := map[string]string{ResearchSpecialist: c.Paths.ReportsDir, DebugAnalyst: c.Paths.DebugDir, DocWriter: c.Paths.SummariesDir}[l.Agent]
@@ -953,7 +952,7 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		}
 		return "", c.tested(pass, clip(summaryOf(text, LineTestsPass, LineTestsFail), 120))
 	case ResearchSupervisor, ImplSupervisor, TestSupervisor:
-		return c.supervised(l, text, env, from)
+		return c.supervised(l, text, env)
 	}
 	return "", ""
 }
@@ -1126,7 +1125,7 @@ func (c *Coord) supervisor(sup *CoordLaunch) *SupervisorState {
 
 // supervised checks a supervisor's SUPERVISOR_COMPLETE against what
 // orch-hook observed of its workers, and advances.
-func (c *Coord) supervised(l *CoordLaunch, text string, env *CoordEnv, from string) (string, string) {
+func (c *Coord) supervised(l *CoordLaunch, text string, env *CoordEnv) (string, string) {
 	res, failed, err := ParseSupervisor(text)
 	if err != nil {
 		return fmt.Sprintf("your report must end with `%s {json}` (or `%s {json}`): %v.", LineSupervisorComplete, LineSupervisorFailed, err), ""

@@ -227,7 +227,11 @@ func Relevant(c *Call) bool {
 // whatever the state, so the hook need not read it.
 func NeedsState(c *Call) bool {
 	if c.Event == "PreToolUse" && (c.Tool == "Bash" || c.Tool == "Skill") {
-		return c.Tool == "Bash" && (touchesState(c.Command) || c.AgentID == "" && changesUnder(normalizeCommand(c.Command), "specs/"))
+		if c.Tool != "Bash" {
+			return false
+		}
+		norm := normalizeCommand(c.Command)
+		return namesState(norm) || c.AgentID == "" && changesUnder(norm, "specs/")
 	}
 	return Relevant(c)
 }
@@ -779,8 +783,10 @@ var destructive = []string{"rm", "rmdir", "mv", "cp", "unlink", "truncate", "ln"
 // path is spelt), or changing anything under .orchestrator (a destructive
 // word, a redirection, sed -i, find -delete). Bash is not parsed for writes
 // elsewhere; this guards what the gates stand on.
-func touchesState(cmd string) bool {
-	norm := normalizeCommand(cmd)
+func touchesState(cmd string) bool { return namesState(normalizeCommand(cmd)) }
+
+// namesState is touchesState on a command normalizeCommand has folded.
+func namesState(norm string) bool {
 	if strings.Contains(norm, ".orchestrator/state") || strings.Contains(norm, "'.orchestrator'/") || strings.Contains(norm, `".orchestrator"/`) {
 		return true
 	}

@@ -404,6 +404,9 @@ func startFromPrompt(c *Call) Outcome {
 	_, rest, _ := strings.Cut(strings.TrimSpace(c.Prompt), " ")
 	request := strings.TrimSpace(rest)
 	if request == "" {
+		if name, _ := commandName(c.Prompt); name == "coordinate" {
+			return Outcome{Verdict: Block, Reason: "orch-hook: say what to research or build: /orch-hook:coordinate [--scope S] <description>."}
+		}
 		return Outcome{Verdict: Block, Reason: "orch-hook: say what to build: /orch-hook:orchestrate <request>."}
 	}
 	return Outcome{Start: request}

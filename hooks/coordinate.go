@@ -97,9 +97,6 @@ func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.
 	}
 	dry := gates.DecideCoord(c, call, coordEnv(env, store.Root))
 	if dry.Start != "" {
-		if isCoordinatePrompt(call.Prompt) {
-			return startCoordFromPrompt(env, store, call, dry.Start), nil
-		}
 		return startWorkflow(env, store, dry, call), nil
 	}
 	if dry.Verdict == gates.Allow && !dry.Changed && len(dry.Records) == 0 {

@@ -117,12 +117,12 @@ func Handle(env Env, in *Input) Decision {
 	if !gates.Finished(cp.StateMachine.CurrentState) {
 		store.TouchHealth(healthName(in), env.now())
 	}
+	if !gates.Relevant(call) {
+		return Decision{}
+	}
 	switch cp.StateMachine.WorkflowConfig.Command {
 	case "orchestrate":
 	case "coordinate":
-		if !gates.Relevant(call) {
-			return Decision{}
-		}
 		d, err := decideCoord(env, store, cp, call)
 		if err != nil {
 			return failure(env, store, call, err)
@@ -130,9 +130,6 @@ func Handle(env Env, in *Input) Decision {
 		return d
 	default:
 		return Decision{} // a workflow this binary has no engine for
-	}
-	if !gates.Relevant(call) {
-		return Decision{}
 	}
 	if err := checkTable(cp); err != nil && call.Event != UserPromptSubmit {
 		// The user's prompts still go through, so /orch-hook:abort (or
@@ -158,11 +155,7 @@ func healthName(in *Input) string {
 // noWorkflow: a typed /orch-hook:orchestrate starts a workflow; nothing
 // else is decided (the static rules ran already).
 func noWorkflow(env Env, store *state.Store, in *Input, call *gates.Call) Decision {
-	if in.HookEventName == UserPromptSubmit && isCoordinatePrompt(in.Prompt) {
-		_, rest, _ := strings.Cut(strings.TrimSpace(in.Prompt), " ")
-		return startCoordFromPrompt(env, store, call, strings.TrimSpace(rest))
-	}
-	if in.HookEventName == UserPromptSubmit && isStartPrompt(in.Prompt) {
+	if in.HookEventName == UserPromptSubmit && (isStartPrompt(in.Prompt) || isCoordinatePrompt(in.Prompt)) {
 		o := gates.Decide(&gates.Workflow{Current: gates.Complete}, call, &gates.Env{})
 		return startWorkflow(env, store, o, call)
 	}
@@ -196,9 +189,6 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		return decisionOf(dry), nil
 	}
 	if dry.Start != "" {
-		if isCoordinatePrompt(call.Prompt) {
-			return startCoordFromPrompt(env, store, call, dry.Start), nil
-		}
 		return startWorkflow(env, store, dry, call), nil
 	}
 	var out gates.Outcome

@@ -158,6 +158,9 @@ func startWorkflow(env Env, store *state.Store, o gates.Outcome, call *gates.Cal
 	if o.Verdict != gates.Allow {
 		return decisionOf(o)
 	}
+	if isCoordinatePrompt(call.Prompt) {
+		return startCoordFromPrompt(env, store, call, o.Start)
+	}
 	w, err := StartWorkflow(store, o.Start, call.Session, env.now())
 	var active *state.ActiveError
 	switch {

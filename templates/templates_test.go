@@ -72,17 +72,30 @@ func frontmatter(t *testing.T, name string, doc []byte) map[string]string {
 	return out
 }
 
-func TestAgents(t *testing.T) {
+// agentDef is one rendered agent definition, checked by eachAgent.
+type agentDef struct {
+	target Target
+	path   string
+	doc    string
+	fm     map[string]string
+	tools  map[string]bool
+}
+
+// eachAgent renders agents for both targets, checks what every agent
+// definition must hold (present, its name, a description, only tools that
+// exist) and hands each to check for the rest.
+func eachAgent(t *testing.T, agents []string, check func(a agentDef)) {
+	t.Helper()
 	for _, target := range []Target{Plugin, Init} {
 		files, err := Render(target)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, agent := range gates.WorkflowAgents {
+		for _, agent := range agents {
 			path := target.agentFile(agent)
 			doc, ok := files[path]
 			if !ok {
-				t.Errorf("%s: the workflow's agent %s has no definition", target.Name, agent)
+				t.Errorf("%s: the agent %s has no definition", target.Name, agent)
 				continue
 			}
 			fm := frontmatter(t, path, doc)
@@ -92,16 +105,25 @@ func TestAgents(t *testing.T) {
 			if fm["description"] == "" {
 				t.Errorf("%s: no description", path)
 			}
+			tools := map[string]bool{}
 			for _, tool := range strings.Split(fm["tools"], ",") {
-				if tool = strings.TrimSpace(tool); !availableTools[tool] {
+				tool = strings.TrimSpace(tool)
+				tools[tool] = true
+				if !availableTools[tool] {
 					t.Errorf("%s: tool %q does not exist in Claude Code 2.1.328", path, tool)
 				}
 			}
-			if strings.Contains(fm["tools"], "Agent") {
-				t.Errorf("%s: a workflow agent must not launch agents", path)
-			}
+			check(agentDef{target, path, string(doc), fm, tools})
 		}
 	}
+}
+
+func TestAgents(t *testing.T) {
+	eachAgent(t, gates.WorkflowAgents, func(a agentDef) {
+		if a.tools["Agent"] {
+			t.Errorf("%s: a workflow agent must not launch agents", a.path)
+		}
+	})
 }
 
 // TestResultLinesOwed: every result line a job owes appears in the agent
@@ -256,48 +278,22 @@ var coordSupervisors = map[string]string{
 // launch agents and name their worker as the target spells it, workers
 // cannot launch agents.
 func TestCoordAgents(t *testing.T) {
-	for _, target := range []Target{Plugin, Init} {
-		files, err := Render(target)
-		if err != nil {
-			t.Fatal(err)
+	eachAgent(t, gates.CoordAgents, func(a agentDef) {
+		agent := a.fm["name"]
+		kind, supervisor := coordSupervisors[agent]
+		if a.tools["Agent"] != supervisor {
+			t.Errorf("%s: tools %q: Agent must be listed exactly for the sub-supervisors", a.path, a.fm["tools"])
 		}
-		for _, agent := range gates.CoordAgents {
-			path := target.agentFile(agent)
-			doc, ok := files[path]
-			if !ok {
-				t.Errorf("%s: the coordinate agent %s has no definition", target.Name, agent)
-				continue
-			}
-			fm := frontmatter(t, path, doc)
-			if fm["name"] != agent {
-				t.Errorf("%s: name %q, want %q", path, fm["name"], agent)
-			}
-			if fm["description"] == "" {
-				t.Errorf("%s: no description", path)
-			}
-			tools := map[string]bool{}
-			for _, tool := range strings.Split(fm["tools"], ",") {
-				tool = strings.TrimSpace(tool)
-				tools[tool] = true
-				if !availableTools[tool] {
-					t.Errorf("%s: tool %q does not exist in Claude Code 2.1.328", path, tool)
-				}
-			}
-			kind, supervisor := coordSupervisors[agent]
-			if tools["Agent"] != supervisor {
-				t.Errorf("%s: tools %q: Agent must be listed exactly for the sub-supervisors", path, fm["tools"])
-			}
-			if supervisor {
-				worker := supervisors[kind].Worker
-				if want := `subagent_type: "` + target.Agent(worker) + `"`; !strings.Contains(string(doc), want) {
-					t.Errorf("%s does not launch its workers as %s", path, want)
-				}
-			}
-			if target.AgentPrefix == "" && strings.Contains(string(doc), gates.PluginPrefix) {
-				t.Errorf("%s names a plugin-namespaced agent in the init install", path)
+		if supervisor {
+			worker := supervisors[kind].Worker
+			if want := `subagent_type: "` + a.target.Agent(worker) + `"`; !strings.Contains(a.doc, want) {
+				t.Errorf("%s does not launch its workers as %s", a.path, want)
 			}
 		}
-	}
+		if a.target.AgentPrefix == "" && strings.Contains(a.doc, gates.PluginPrefix) {
+			t.Errorf("%s names a plugin-namespaced agent in the init install", a.path)
+		}
+	})
 }
 
 // TestCoordResultLinesOwed: every result line the coordinate engine expects

@@ -29,9 +29,10 @@ type env struct {
 // here, once, with the "orch-hook: " prefix.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, extra ...*cli.Command) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
-	if len(args) >= 2 && len(args) <= 3 && args[1] == "hook" && len(extra) == 0 && (len(args) == 2 || !strings.HasPrefix(args[2], "-")) {
+	if len(args) >= 2 && args[1] == "hook" && !hasFlag(args[2:]) {
 		// The hot path, on every tool call: straight to the handler, without
-		// building the command line (the same as the hook subcommand).
+		// building the command line (the hook subcommand does the same;
+		// flags such as --help go to it).
 		err := handleHook(e, args[2:])
 		if err != nil {
 			printError(stderr, err)
@@ -48,6 +49,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		printError(stderr, err)
 	}
 	return exitCode(err)
+}
+
+func hasFlag(args []string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return true
+		}
+	}
+	return false
 }
 
 // NewApp builds the command line; tests call it directly.
