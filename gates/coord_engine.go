@@ -378,6 +378,9 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 		case "Agent", "Task":
 			return c.preAgent(call, env)
 		case "Bash":
+			if call.Unsandboxed {
+				return c.deny(unsandboxedWhat, call)
+			}
 			if touchesState(call.Command) {
 				return c.deny("commands that name .orchestrator/state, or change anything under .orchestrator, are not allowed.", call)
 			}
@@ -388,6 +391,9 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 			return c.deny("the native Workflow tool is not allowed while an orch-hook workflow is active.", call)
 		case "Write", "Edit", "NotebookEdit":
 			return c.preWrite(call, env)
+		}
+		if IsMCP(call.Tool) {
+			return c.preMCP(call, env)
 		}
 	case "PostToolUse":
 		if call.Tool == "Agent" || call.Tool == "Task" {
@@ -424,8 +430,8 @@ func (c *Coord) preWrite(call *Call, env *CoordEnv) Outcome {
 	rel, inside := relPath(env.Root, call.Path)
 	topic := strings.TrimSuffix(c.Paths.TopicPath, "/")
 	switch {
-	case !inside:
-		return c.deny(fmt.Sprintf("%s is outside the project (%s); while a workflow is active, files are written only inside it.", call.Path, env.Root), call)
+	case !inside || call.Unresolved:
+		return c.deny(outsideWhat(call.Path, env.Root, inside), call)
 	case under(rel, ".orchestrator"):
 		return c.deny(fmt.Sprintf("%s is orch-hook's; no agent writes there. Use `orch-hook status` to read it.", rel), call)
 	case under(rel, ".claude") && !under(rel, ".claude/specs"):

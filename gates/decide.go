@@ -29,10 +29,19 @@ type Call struct {
 	// directories resolved by the caller).
 	Path  string
 	Write *FileWrite
+	// Unresolved: Path (or an MCP path) does not resolve inside the
+	// project: outside it, too long, or a link loop.
+	Unresolved bool
 
 	Command string // Bash
-	Skill   string // Skill
-	SendTo  string // SendMessage
+	// Unsandboxed: the Bash call asks to run outside Claude Code's sandbox
+	// (dangerouslyDisableSandbox).
+	Unsandboxed bool
+	Skill       string // Skill
+	SendTo      string // SendMessage
+	// MCPPaths are the paths an MCP tool's input names (absolute, resolved
+	// like Path).
+	MCPPaths []string
 
 	// Completions and stops.
 	Status         string // PostToolUse(Agent) tool_response.status
@@ -172,6 +181,9 @@ func Decide(w *Workflow, c *Call, env *Env) Outcome {
 		case "Workflow":
 			return w.deny(0, "the native Workflow tool is not allowed while an orch-hook workflow is active (its agents would bypass the gates).")
 		}
+		if IsMCP(c.Tool) {
+			return w.preMCP(c, env)
+		}
 	case "PostToolUse":
 		switch c.Tool {
 		case "Agent", "Task":
@@ -207,7 +219,7 @@ func Relevant(c *Call) bool {
 		case "Agent", "Task", "Write", "Edit", "NotebookEdit", "Bash", "Skill", "SendMessage", "Workflow":
 			return true
 		}
-		return false
+		return IsMCP(c.Tool) && len(c.MCPPaths) > 0 && MCPWrites(c.Tool)
 	case "PostToolUse", "PostToolUseFailure":
 		switch c.Tool {
 		case "Agent", "Task", "Write", "Edit", "NotebookEdit":
@@ -231,7 +243,7 @@ func NeedsState(c *Call) bool {
 			return false
 		}
 		norm := normalizeCommand(c.Command)
-		return namesState(norm) || c.AgentID == "" && changesUnder(norm, "specs/")
+		return c.Unsandboxed || namesState(norm) || c.AgentID == "" && changesUnder(norm, "specs/")
 	}
 	return Relevant(c)
 }
@@ -246,7 +258,10 @@ func Static(c *Call) (Outcome, bool) { return staticRules(c) }
 var modelForbidden = map[string]bool{"start": true, "hook": true, "repair": true, "migrate": true, "init": true}
 
 // userCommands are the decisions only the user takes.
-var userCommands = map[string]bool{"approve": true, "request-changes": true, "resolve": true, "abort": true, "resume": true}
+var userCommands = map[string]bool{"approve": true, "request-changes": true, "resolve": true, "abort": true, "resume": true, "protect": true}
+
+// startCommands start a workflow: also only the user's.
+var startCommands = map[string]bool{"orchestrate": true, "coordinate": true}
 
 // staticRules hold whatever the state: the model may not take the user's
 // decisions through the Skill tool or by running the binary.
@@ -256,11 +271,11 @@ func staticRules(c *Call) (Outcome, bool) {
 	}
 	switch c.Tool {
 	case "Skill":
-		name, ok := commandName(c.Skill)
-		if ok && (userCommands[name] || name == "orchestrate") {
+		name, ok := commandName(strings.ToLower(c.Skill))
+		if ok && (userCommands[name] || startCommands[name]) {
 			reason := fmt.Sprintf("orch-hook: /orch-hook:%s is the user's decision; the model may not invoke it. Ask the user to type it.", name)
-			if name == "orchestrate" {
-				reason = "orch-hook: only the user starts a workflow: ask them to type /orch-hook:orchestrate <request>."
+			if startCommands[name] {
+				reason = fmt.Sprintf("orch-hook: only the user starts a workflow: ask them to type /orch-hook:%s <request>.", name)
 			}
 			o := Outcome{Verdict: Deny, Reason: reason}
 			o.log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
@@ -767,7 +782,16 @@ func (w *Workflow) tampered(env *Env) (Outcome, bool) {
 	return o, true
 }
 
+// unsandboxedWhat refuses a Bash call that asks to leave Claude Code's
+// sandbox, which is what keeps the model's shell off the state.
+const unsandboxedWhat = "dangerouslyDisableSandbox is not allowed while an orch-hook workflow is active: the sandbox is what keeps the model's shell away from the workflow's state. Run the command without it; if it needs a path the sandbox denies, ask the user."
+
 func (w *Workflow) preBash(c *Call) Outcome {
+	if c.Unsandboxed {
+		o := w.deny(0, unsandboxedWhat)
+		o.Records[0].ToolUseID = c.ToolUseID
+		return o
+	}
 	if touchesState(c.Command) {
 		o := w.deny(0, "commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed: it is orch-hook's state and plan. Use `orch-hook status` or `orch-hook log` to read the state, and Write/Edit for the plan where the workflow allows it.")
 		o.Records[0].ToolUseID = c.ToolUseID

@@ -28,6 +28,17 @@ func under(rel, dir string) bool {
 	return rel == dir || strings.HasPrefix(rel, dir+"/")
 }
 
+// outsideWhat refuses a write that does not resolve inside the project.
+func outsideWhat(path, root string, inside bool) string {
+	if inside { // lexically inside, but not once resolved
+		return fmt.Sprintf("%s cannot be resolved inside the project (%s): every symlink is followed, a path has at most %d bytes; while a workflow is active, files are written only inside it.", path, root, maxPathLen)
+	}
+	return fmt.Sprintf("%s is outside the project (%s); while a workflow is active, files are written only inside it.", path, root)
+}
+
+// maxPathLen is state.MaxPathLen (gates does not touch files).
+const maxPathLen = 4096
+
 // LearningsFile is where SUCCESS_EXTRACTION records what was learned.
 const LearningsFile = ".orchestrator/learnings.md"
 
@@ -42,8 +53,8 @@ func (w *Workflow) preWrite(c *Call, env *Env) Outcome {
 		return o
 	}
 	switch {
-	case !inside:
-		return tag(w.deny(0, fmt.Sprintf("%s is outside the project (%s); while a workflow is active, files are written only inside it.", c.Path, env.Root)))
+	case !inside || c.Unresolved:
+		return tag(w.deny(0, outsideWhat(c.Path, env.Root, inside)))
 	case under(rel, StateDir):
 		return tag(w.deny(0, fmt.Sprintf("%s is orch-hook's state; no agent writes there. Use `orch-hook status` to read it.", rel)))
 	case under(rel, TasksDir):

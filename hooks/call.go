@@ -3,7 +3,9 @@ package hooks
 import (
 	"encoding/json"
 	"path/filepath"
+	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/state"
@@ -24,7 +26,8 @@ type toolInput struct {
 	NewString    string  `json:"new_string"`
 	ReplaceAll   bool    `json:"replace_all"`
 	// Bash
-	Command string `json:"command"`
+	Command                   string `json:"command"`
+	DangerouslyDisableSandbox bool   `json:"dangerouslyDisableSandbox"`
 	// Skill
 	Skill string `json:"skill"`
 	// SendMessage
@@ -74,11 +77,10 @@ func toCall(in *Input, root string) *gates.Call {
 			if in.ToolName == "NotebookEdit" && path == "" {
 				path = ti.NotebookPath
 			}
-			if path != "" && !filepath.IsAbs(path) {
-				path = filepath.Join(orDefault(in.Cwd, root), path)
-			}
 			if path != "" {
-				c.Path, _ = state.Confine(root, path)
+				var ok bool
+				c.Path, ok = confinePath(in, root, path)
+				c.Unresolved = !ok
 			}
 			c.Write = &gates.FileWrite{Content: ti.Content, OldString: ti.OldString, NewString: ti.NewString, ReplaceAll: ti.ReplaceAll, Notebook: in.ToolName == "NotebookEdit"}
 			if in.ToolName == "Edit" {
@@ -86,10 +88,19 @@ func toCall(in *Input, root string) *gates.Call {
 			}
 		case "Bash":
 			c.Command = ti.Command
+			c.Unsandboxed = ti.DangerouslyDisableSandbox
 		case "Skill":
 			c.Skill = ti.Skill
 		case "SendMessage":
 			c.SendTo = ti.To
+		default:
+			if gates.IsMCP(in.ToolName) && in.HookEventName == PreToolUse && gates.MCPWrites(in.ToolName) {
+				for _, p := range mcpPaths(in.ToolInput) {
+					real, ok := confinePath(in, root, p)
+					c.MCPPaths = append(c.MCPPaths, real)
+					c.Unresolved = c.Unresolved || !ok
+				}
+			}
 		}
 		if in.HookEventName == PostToolUse && (in.ToolName == "Agent" || in.ToolName == "Task") {
 			var r agentResponse
@@ -123,6 +134,89 @@ func toCall(in *Input, root string) *gates.Call {
 		c.EndReason = in.Reason
 	}
 	return c
+}
+
+// confinePath resolves a tool's file path as the tool would (relative to
+// the session's cwd; ".." after a symlink applies to the link's target),
+// following every symlink. ok is false when the path cannot be resolved
+// inside the project (outside, too long, a ~user form, a link loop).
+func confinePath(in *Input, root, path string) (real string, ok bool) {
+	if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~") {
+		path = orDefault(in.Cwd, root) + string(filepath.Separator) + path
+	}
+	real, ok = state.Confine(root, path)
+	if !ok && len(real) > 200 {
+		real = real[:200] + "..."
+	}
+	return real, ok
+}
+
+// mcpPathWords: a key of an MCP tool's input whose words (snake_case,
+// camelCase, kebab-case) include one of these names a path.
+var mcpPathWords = map[string]bool{"path": true, "paths": true, "file": true, "files": true, "filepath": true, "filename": true, "dir": true, "directory": true, "folder": true, "source": true, "src": true, "target": true, "dest": true, "destination": true, "uri": true}
+
+// maxMCPPaths bounds the paths collected from one input.
+const maxMCPPaths = 64
+
+// mcpPaths collects the string values of path-like keys anywhere in an MCP
+// tool's input (nested objects and lists included), at most maxMCPPaths.
+func mcpPaths(raw json.RawMessage) []string {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(key string, v any, depth int)
+	walk = func(key string, v any, depth int) {
+		if depth > 8 || len(out) >= maxMCPPaths {
+			return
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			for k, x := range t {
+				walk(k, x, depth+1)
+			}
+		case []any:
+			for _, x := range t {
+				walk(key, x, depth+1)
+			}
+		case string:
+			if t != "" && pathKey(key) {
+				out = append(out, strings.TrimPrefix(t, "file://"))
+			}
+		}
+	}
+	walk("", v, 0)
+	sort.Strings(out)
+	return out
+}
+
+// pathKey: file_path, filePath, path, paths, destination, ...
+func pathKey(key string) bool {
+	word := make([]rune, 0, len(key))
+	check := func() bool {
+		ok := mcpPathWords[strings.ToLower(string(word))]
+		word = word[:0]
+		return ok
+	}
+	prev := ' '
+	for _, r := range key {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			if check() {
+				return true
+			}
+			prev = r
+			continue
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			if check() {
+				return true
+			}
+		}
+		word = append(word, r)
+		prev = r
+	}
+	return check()
 }
 
 func orDefault(s, def string) string {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 )
 
@@ -120,6 +121,14 @@ func DecodeBytes(data []byte, wantEvent string) (*Input, error) {
 	if in.HookEventName == "" {
 		return nil, inputErrorf("hook_event_name is missing")
 	}
+	if err := checkKeys(data, inputKeys); err != nil {
+		return nil, err
+	}
+	if len(in.ToolInput) > 0 && in.ToolInput[0] == '{' {
+		if err := checkKeys(in.ToolInput, toolInputKeys); err != nil {
+			return nil, inputErrorf("tool_input: %s", err.(*InputError).msg)
+		}
+	}
 	if wantEvent != "" && wantEvent != in.HookEventName {
 		return nil, inputErrorf("hooks.json passed event %q but the payload is %q", wantEvent, in.HookEventName)
 	}
@@ -137,6 +146,57 @@ func DecodeBytes(data []byte, wantEvent string) (*Input, error) {
 		}
 	}
 	return &in, nil
+}
+
+// inputKeys and toolInputKeys are the keys orch-hook decides on: the json
+// tags of Input and toolInput.
+var (
+	inputKeys     = jsonTags(Input{})
+	toolInputKeys = jsonTags(toolInput{})
+)
+
+func jsonTags(v any) map[string]bool {
+	t := reflect.TypeOf(v)
+	keys := make(map[string]bool, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			keys[name] = true
+		}
+	}
+	return keys
+}
+
+// checkKeys refuses an object with a key given twice, or with a spelling of
+// a known key in other letter case. encoding/json would accept both
+// silently (the last duplicate wins, and keys match case-insensitively), so
+// a payload could say one thing to orch-hook and another to a reader that
+// takes the first key.
+func checkKeys(obj []byte, known map[string]bool) error {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil { // the opening brace
+		return inputErrorf("invalid JSON: %v", err)
+	}
+	seen := make(map[string]bool, 16)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return inputErrorf("invalid JSON: %v", err)
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return inputErrorf("key %q appears twice; refusing an ambiguous payload", key)
+		}
+		seen[key] = true
+		if folded := strings.ToLower(key); !known[key] && known[folded] {
+			return inputErrorf("key %q is not %q; refusing a key in another letter case", key, folded)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return inputErrorf("invalid JSON: %v", err)
+		}
+	}
+	return nil
 }
 
 // IsSubagent reports whether the event fired inside a subagent.

@@ -456,3 +456,19 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestMCPPathKeys(t *testing.T) {
+	for key, want := range map[string]bool{
+		"path": true, "file_path": true, "filePath": true, "targetDir": true, "paths": true,
+		"destination": true, "source-file": true, "URI": true,
+		"security": false, "profile": false, "content": false, "query": false, "": false,
+	} {
+		if got := pathKey(key); got != want {
+			t.Errorf("pathKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+	got := mcpPaths(json.RawMessage(`{"edits":[{"file_path":"a.go","text":"x"},{"path":"file:///b.go"}],"options":{"targetDir":"c"},"security":"high","n":5}`))
+	if want := []string{"/b.go", "a.go", "c"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("mcpPaths = %q, want %q", got, want)
+	}
+}

@@ -73,6 +73,9 @@ func ProjectRoot(env Env, in *Input) string {
 func Run(env Env, stdin io.Reader, stdout io.Writer, eventArg string) error {
 	in, err := Decode(stdin, eventArg)
 	if err != nil {
+		if d, refuse := refuseMalformed(env, eventArg, err); refuse {
+			return Render(stdout, PreToolUse, d)
+		}
 		return err
 	}
 	d := Handle(env, in)
@@ -141,6 +144,35 @@ func Handle(env Env, in *Input) Decision {
 		return failure(env, store, call, err)
 	}
 	return d
+}
+
+// refuseMalformed: a PreToolUse payload that does not decode, while a
+// workflow is active (or its state cannot be read), is denied on purpose:
+// Claude Code lets a failed hook through, and a malformed or ambiguous
+// payload is what a forged one looks like. The event comes from the
+// command line, as hooks.json passes it; the project from
+// $CLAUDE_PROJECT_DIR, else the working directory (hooks run in the
+// session's). With no workflow the error is returned as it is.
+func refuseMalformed(env Env, eventArg string, err error) (Decision, bool) {
+	if eventArg != PreToolUse {
+		return Decision{}, false
+	}
+	root := env.ProjectDir
+	if root == "" {
+		wd, werr := os.Getwd()
+		if werr != nil {
+			return Decision{}, false
+		}
+		root = state.FindRoot(wd)
+	}
+	store := state.Open(root)
+	cp, lerr := store.Load()
+	if errors.Is(lerr, state.ErrNoState) || lerr == nil && gates.Finished(cp.StateMachine.CurrentState) {
+		return Decision{}, false
+	}
+	msg := oneLine(err.Error())
+	_ = store.Append(state.Event{Type: state.EventDeny, HookEvent: PreToolUse, Reason: "malformed hook payload refused: " + msg})
+	return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: this tool call's hook payload could not be read (%s), so it cannot be checked against the active workflow and is refused (failing closed). Claude Code sends well-formed payloads: if this keeps happening, run `orch-hook doctor` and report it.", msg)}, true
 }
 
 // healthName is the health file of an event: main thread and subagents

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -87,51 +86,6 @@ func WriteProjectFile(root, rel, content string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), abs)
-}
-
-// Confine resolves path (absolute, or relative to root) with every symlink
-// of its existing part followed, and reports whether the result lies
-// inside root (itself resolved). A path through a symlink that leaves the
-// project is outside.
-func Confine(root, path string) (string, bool) {
-	realRoot := resolveExisting(root)
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(root, path)
-	}
-	real := resolveExisting(filepath.Clean(path))
-	rel, err := filepath.Rel(realRoot, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return real, false
-	}
-	return real, true
-}
-
-// ResolvedRoot is root with its symlinks resolved.
-func ResolvedRoot(root string) string { return resolveExisting(root) }
-
-// resolveExisting follows symlinks in the longest existing prefix of path
-// and appends the rest unchanged.
-func resolveExisting(path string) string {
-	path = filepath.Clean(path)
-	rest := ""
-	for p := path; ; {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			if rest == "" {
-				return real
-			}
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return path
-		}
-		if rest == "" {
-			rest = filepath.Base(p)
-		} else {
-			rest = filepath.Join(filepath.Base(p), rest)
-		}
-		p = parent
-	}
 }
 
 // HealthDir holds one timestamp file per hook event seen.

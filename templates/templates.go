@@ -260,7 +260,7 @@ var hookEvents = []struct {
 	event, matcher string
 	gating         bool
 }{
-	{"PreToolUse", "Agent|Task|Write|Edit|NotebookEdit|Bash|Skill|SendMessage|Workflow", true},
+	{"PreToolUse", "Agent|Task|Write|Edit|NotebookEdit|Bash|Skill|SendMessage|Workflow|mcp__.*", true},
 	{"PostToolUse", "Agent|Task|Write|Edit|NotebookEdit", false},
 	{"PostToolUseFailure", "Agent|Task", false},
 	{"SubagentStop", "", false},

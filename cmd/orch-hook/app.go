@@ -8,6 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/hooks"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -29,6 +31,10 @@ type env struct {
 // here, once, with the "orch-hook: " prefix.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, extra ...*cli.Command) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
+	if err := refuseFromModelShell(args, getenv); err != nil {
+		printError(stderr, err)
+		return exitCode(err)
+	}
 	if len(args) >= 2 && args[1] == "hook" && !hasFlag(args[2:]) {
 		// The hot path, on every tool call: straight to the handler, without
 		// building the command line (the hook subcommand does the same;
@@ -49,6 +55,23 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		printError(stderr, err)
 	}
 	return exitCode(err)
+}
+
+// refuseFromModelShell: a subcommand that changes anything (hook, start,
+// repair, ...) refuses to run in the environment of Claude Code's Bash
+// tool, where only the model runs it: a tripwire (README, "Threat model").
+// A person's terminal, and Claude Code's hooks, are not refused.
+func refuseFromModelShell(args []string, getenv func(string) string) error {
+	if len(args) < 2 || gates.ReadOnlyArgs(args[1:]) {
+		return nil
+	}
+	why := hooks.Tripwire(getenv)
+	if why == "" {
+		return nil
+	}
+	what := strings.Join(args[1:], " ")
+	hooks.LogForgery(what, why)
+	return &hooks.ForgedError{Command: what, Why: why}
 }
 
 func hasFlag(args []string) bool {

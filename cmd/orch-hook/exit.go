@@ -43,6 +43,7 @@ func exitCode(err error) int {
 		gone    *state.VanishedError
 		active  *state.ActiveError
 		refused *gates.TransitionError
+		forged  *hooks.ForgedError
 	)
 	switch {
 	case err == nil:
@@ -55,7 +56,7 @@ func exitCode(err error) int {
 		return exitBusy
 	case errors.As(err, &corrupt), errors.As(err, &gone):
 		return exitCorrupt
-	case errors.As(err, &active), errors.As(err, &refused):
+	case errors.As(err, &active), errors.As(err, &refused), errors.As(err, &forged):
 		return exitRefused
 	}
 	return exitError
@@ -75,17 +76,14 @@ func printError(w io.Writer, err error) {
 	fmt.Fprintln(w, "orch-hook: "+msg)
 }
 
-// subcommands whose usage errors point to their own help.
-var subcommands = []string{"hook", "status", "log", "migrate", "repair", "start", "follow-up", "generate", "init", "doctor", "graph", "report", "explain"}
-
 // usageTopic is "<subcommand> " when a usage message starts with one (as
 // "start: ..." or "graph --format: ..."), else "".
 func usageTopic(msg string) string {
 	word, _, _ := strings.Cut(msg, ":")
 	word, _, _ = strings.Cut(word, " ")
-	for _, s := range subcommands {
-		if word == s {
-			return s + " "
+	for _, s := range gates.Subcommands {
+		if word == s.Name {
+			return s.Name + " "
 		}
 	}
 	return ""

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -43,6 +44,15 @@ func TestScripts(t *testing.T) {
 			"exits": cmdExits,
 			"hook":  cmdHook,
 			"reach": cmdReach,
+			// longpath N writes long.txt: a path of N bytes inside $WORK
+			// ($WORK/././.../x).
+			"longpath": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				p := ts.Getenv("WORK") + "/"
+				p += strings.Repeat("./", (n-len(p))/2) + "x"
+				ts.Check(os.WriteFile(ts.MkAbs("long.txt"), []byte(p), 0o644))
+			},
 		},
 		Setup: func(env *testscript.Env) error {
 			// Hooks must not pick up the developer's own Claude Code session.
