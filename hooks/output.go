@@ -18,6 +18,8 @@ type Decision struct {
 	Reason string
 	// Context is added to the model's context (additionalContext).
 	Context string
+	// Message is shown to the user, not the model (systemMessage).
+	Message string
 }
 
 type hookSpecificOutput struct {
@@ -30,6 +32,7 @@ type hookSpecificOutput struct {
 type output struct {
 	Decision           string              `json:"decision,omitempty"`
 	Reason             string              `json:"reason,omitempty"`
+	SystemMessage      string              `json:"systemMessage,omitempty"`
 	HookSpecificOutput *hookSpecificOutput `json:"hookSpecificOutput,omitempty"`
 }
 
@@ -55,9 +58,10 @@ func Render(w io.Writer, event string, d Decision) error {
 		}
 	case d.Context != "" && contextEvents[event]:
 		out.HookSpecificOutput = &hookSpecificOutput{HookEventName: event, AdditionalContext: d.Context}
-	default:
+	case d.Message == "":
 		return nil
 	}
+	out.SystemMessage = d.Message
 	b, err := jsonenc.Marshal(out)
 	if err != nil {
 		return err

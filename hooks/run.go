@@ -28,12 +28,22 @@ type Env struct {
 	// Notice is added to a SessionStart's context (e.g. the binary is being
 	// rebuilt for a new plugin version).
 	Notice string
+	// Getenv reads the environment (Claude Code's settings locations);
+	// nil means os.Getenv.
+	Getenv func(string) string
+}
+
+func (e Env) getenv() func(string) string {
+	if e.Getenv != nil {
+		return e.Getenv
+	}
+	return os.Getenv
 }
 
 // EnvFrom reads Env from environment variables; debug output goes to
 // stderr.
 func EnvFrom(getenv func(string) string, stderr io.Writer) Env {
-	e := Env{ProjectDir: getenv("CLAUDE_PROJECT_DIR")}
+	e := Env{ProjectDir: getenv("CLAUDE_PROJECT_DIR"), Getenv: getenv}
 	if n, err := strconv.Atoi(getenv("ORCH_HOOK_STOP_CAP")); err == nil && n > 0 {
 		e.StopCap = n
 	}
@@ -79,6 +89,10 @@ func Run(env Env, stdin io.Reader, stdout io.Writer, eventArg string) error {
 		return err
 	}
 	d := Handle(env, in)
+	if in.HookEventName == SessionStart && d.Context != "" {
+		// A workflow is active: say whether the sandbox protects it.
+		d.Context += "\n" + protectionLine(env, ProjectRoot(env, in))
+	}
 	if in.HookEventName == SessionStart && env.Notice != "" {
 		d.Context = strings.TrimSpace(d.Context + "\n" + env.Notice)
 	}
@@ -92,6 +106,11 @@ func Handle(env Env, in *Input) Decision {
 	root := ProjectRoot(env, in)
 	if root == "" {
 		return Decision{}
+	}
+	if in.HookEventName == UserPromptSubmit {
+		if args, ok := protectPrompt(in.Prompt); ok {
+			return protect(env, root, args)
+		}
 	}
 	call := toCall(in, root)
 	store := state.Open(root)

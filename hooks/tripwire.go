@@ -14,8 +14,11 @@ import (
 // to fake from a shell, so this is a tripwire that catches a model running
 // the binary the obvious way, not a boundary.
 
-// bashOnly are set for the Bash tool's commands and never for a hook's.
-var bashOnly = []string{"SANDBOX_RUNTIME", "TMPPREFIX", "CLAUDE_CODE_TMPDIR", "CLAUDE_TMPDIR"}
+// bashOnly are set for the Bash tool's commands and never for a hook's
+// (observed with Claude Code 2.1.328: CLAUDE_CODE_EXECPATH always, the
+// others in the sandbox; CLAUDE_TMPDIR is not here: hooks get it too once
+// a sandboxed command ran).
+var bashOnly = []string{"CLAUDE_CODE_EXECPATH", "SANDBOX_RUNTIME", "TMPPREFIX", "CLAUDE_CODE_TMPDIR"}
 
 // ForgedError is a state-changing subcommand run from the model's shell.
 type ForgedError struct{ Command, Why string }
@@ -41,6 +44,11 @@ func Tripwire(getenv func(string) string) string {
 		if getenv(v) != "" {
 			seen = append(seen, v)
 		}
+	}
+	// AI_AGENT is claude-code_<version>_agent for the Bash tool and
+	// ..._harness for hooks.
+	if strings.HasSuffix(getenv("AI_AGENT"), "_agent") {
+		seen = append(seen, "AI_AGENT="+getenv("AI_AGENT"))
 	}
 	switch {
 	case len(seen) > 0:

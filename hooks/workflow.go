@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -158,9 +159,22 @@ func startWorkflow(env Env, store *state.Store, o gates.Outcome, call *gates.Cal
 	if o.Verdict != gates.Allow {
 		return decisionOf(o)
 	}
+	var d Decision
 	if isCoordinatePrompt(call.Prompt) {
-		return startCoordFromPrompt(env, store, call, o.Start)
+		d = startCoordFromPrompt(env, store, call, o.Start)
+	} else {
+		d = startOrchestrate(env, store, o, call)
 	}
+	if !d.Block {
+		if _, err := os.Stat(store.CheckpointPath()); err == nil {
+			d.Message = unprotectedNotice(env, store.Root)
+		}
+	}
+	return d
+}
+
+// startOrchestrate starts the orchestrate workflow from the user's prompt.
+func startOrchestrate(env Env, store *state.Store, o gates.Outcome, call *gates.Call) Decision {
 	w, err := StartWorkflow(store, o.Start, call.Session, env.now())
 	var active *state.ActiveError
 	switch {

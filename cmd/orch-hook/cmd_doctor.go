@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/internal/install"
 	"github.com/orch-hook/orch-hook/state"
 	"github.com/orch-hook/orch-hook/templates"
 )
@@ -22,6 +23,7 @@ type check struct {
 	name   string
 	ok     bool
 	skip   bool // not run; says why
+	warn   bool // passes, but the install is weaker than it could be
 	detail string
 	fix    string
 }
@@ -47,12 +49,15 @@ func doctorCommand(e *env) *cli.Command {
 				if ch.skip {
 					mark = "SKIP"
 				}
+				if ch.warn {
+					mark = "WARN"
+				}
 				if !ch.ok {
 					mark = "FAIL"
 					failed++
 				}
 				line := fmt.Sprintf("%s %-10s %s", mark, ch.name, ch.detail)
-				if !ch.ok && ch.fix != "" {
+				if (!ch.ok || ch.warn) && ch.fix != "" {
 					line += " -- fix: " + ch.fix
 				}
 				fmt.Fprintln(e.stdout, line)
@@ -84,6 +89,18 @@ func runDoctor(e *env, pluginRoot string, store *state.Store) []check {
 	checks = append(checks, hooksCheck(pluginRoot, exe, store.Root))
 
 	checks = append(checks, stateChecks(store)...)
+
+	p := install.CheckProtection(store.Root, e.getenv, nil)
+	sandbox := check{name: "sandbox", ok: true, detail: p.Summary()}
+	if !p.Protected {
+		sandbox.warn = true
+		sandbox.detail = "off: " + strings.Join(p.Problems, "; ")
+		sandbox.fix = "type /orch-hook:protect in Claude Code (or run `orch-hook init --protect`); README, \"Threat model\""
+		if len(p.MissingTools) > 0 {
+			sandbox.fix = "install " + strings.Join(p.MissingTools, " and ") + " (Debian/Ubuntu: apt-get install bubblewrap socat), then " + sandbox.fix
+		}
+	}
+	checks = append(checks, sandbox)
 
 	if gobin, err := exec.LookPath("go"); err != nil {
 		checks = append(checks, check{name: "go", ok: false, detail: "Go is not on PATH: the plugin cannot rebuild its binary after an update", fix: "install Go 1.26+ (https://go.dev/dl)"})

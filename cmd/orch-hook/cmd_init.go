@@ -19,6 +19,8 @@ func initCommand(e *env) *cli.Command {
 		Flags: []cli.Flag{
 			projectFlag,
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "show the changes as a diff; write nothing"},
+			&cli.BoolFlag{Name: "protect", Usage: "also turn Claude Code's Bash sandbox on for the project (.claude/settings.local.json), so the model's shell cannot change orch-hook's state"},
+			&cli.BoolFlag{Name: "shared", Usage: "with --protect: write the sandbox settings to .claude/settings.json (committed, for the whole team)"},
 		},
 		Before: checkProject,
 		Action: func(c *cli.Context) error {
@@ -37,9 +39,21 @@ func initCommand(e *env) *cli.Command {
 				root = wd
 			}
 			root, _ = filepath.Abs(root)
+			if c.Bool("shared") && !c.Bool("protect") {
+				return usagef("init --shared goes with --protect")
+			}
 			changes, err := install.Plan(root)
 			if err != nil {
 				return err
+			}
+			if c.Bool("protect") {
+				change, err := install.PlanProtect(root, c.Bool("shared"))
+				if err != nil {
+					return err
+				}
+				if change != nil {
+					changes = mergeChange(changes, *change)
+				}
 			}
 			if len(changes) == 0 {
 				fmt.Fprintf(e.stdout, "orch-hook is already installed in %s; nothing to change.\n", root)
@@ -48,6 +62,9 @@ func initCommand(e *env) *cli.Command {
 			if c.Bool("dry-run") {
 				for _, ch := range changes {
 					fmt.Fprint(e.stdout, install.Diff(ch))
+				}
+				if c.Bool("protect") {
+					fmt.Fprint(e.stdout, "What the sandbox settings mean:\n"+install.ProtectConsequences())
 				}
 				return nil
 			}
@@ -65,4 +82,19 @@ func initCommand(e *env) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// mergeChange adds a change to the list, or applies it on top of a change
+// to the same file (init's settings.json and --protect --shared).
+func mergeChange(changes []install.Change, c install.Change) []install.Change {
+	for i, have := range changes {
+		if have.Path == c.Path {
+			merged, err := install.MergeSandbox(have.New)
+			if err == nil {
+				changes[i].New = merged
+			}
+			return changes
+		}
+	}
+	return append(changes, c)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/internal/install"
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"github.com/orch-hook/orch-hook/internal/status"
 )
@@ -34,10 +35,13 @@ func statusCommand(e *env) *cli.Command {
 				}
 				now = t
 			}
-			r, err := status.Build(projectStore(c), now)
+			store := projectStore(c)
+			r, err := status.Build(store, now)
 			if err != nil {
 				return err
 			}
+			p := install.CheckProtection(store.Root, e.getenv, nil)
+			r.Protection = &p
 			if c.Bool("json") {
 				b, err := jsonenc.Indent(r)
 				if err != nil {

@@ -60,6 +60,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("SESSION", "session-1")
 			// The active-workflow marker lives in the user's cache.
 			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/.cache")
+			// $TESTBIN is the directory holding the orch-hook command alone
+			// (testscript puts it first on PATH), for PATHs without the rest.
+			env.Setenv("TESTBIN", strings.SplitN(env.Getenv("PATH"), string(os.PathListSeparator), 2)[0])
 			return nil
 		},
 	})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/install"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -44,6 +45,9 @@ type Report struct {
 	Escalation  *gates.Escalation  `json:"escalation,omitempty"`
 	Coordinate  *CoordinateInfo    `json:"coordinate,omitempty"`
 	KnownIssues []string           `json:"known_issues,omitempty"`
+	// Protection: whether Claude Code's sandbox keeps the model's Bash off
+	// the state (set by the caller, which knows the environment).
+	Protection *install.Protection `json:"protection,omitempty"`
 }
 
 // WorkflowInfo is the workflow's identity and step.

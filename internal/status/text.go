@@ -78,6 +78,7 @@ func Text(w io.Writer, r *Report, color bool) {
 	s := style{on: color}
 	if r.Workflow == nil {
 		fmt.Fprintf(w, "No workflow is active in %s.\nStart one in Claude Code with /orch-hook:orchestrate <request> or /orch-hook:coordinate <description>.\n", r.Project)
+		writeProtection(w, r, s)
 		return
 	}
 	wf := r.Workflow
@@ -88,6 +89,7 @@ func Text(w io.Writer, r *Report, color bool) {
 		owner = " · session " + clip(wf.OwnerSession, 13)
 	}
 	fmt.Fprintf(w, "%s\n", s.dim(fmt.Sprintf("started %s ago · updated %s ago%s · serial %d", age, Duration(r.Now.Sub(wf.UpdatedAt)), owner, wf.Serial)))
+	writeProtection(w, r, s)
 
 	switch wf.State {
 	case "complete", "aborted":
@@ -312,4 +314,16 @@ func clip(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// writeProtection says whether Claude Code's sandbox keeps the model's
+// shell off the state.
+func writeProtection(w io.Writer, r *Report, s style) {
+	if p := r.Protection; p != nil {
+		line := "Protection: " + p.Summary()
+		if !p.Protected {
+			line = s.yellow(line)
+		}
+		fmt.Fprintln(w, line)
+	}
 }
