@@ -400,6 +400,9 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 			return c.postAgent(call)
 		}
 	case "PostToolUseFailure":
+		if o, ok := sandboxRefusal(call); ok {
+			return o
+		}
 		if call.Tool == "Agent" || call.Tool == "Task" {
 			if l := c.byTool(call.ToolUseID); l != nil && l.Status == Running {
 				l.Status, l.Ended = Failed, env.Now

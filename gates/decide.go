@@ -195,6 +195,9 @@ func Decide(w *Workflow, c *Call, env *Env) Outcome {
 		if c.Tool == "Agent" || c.Tool == "Task" {
 			return w.agentFailed(c)
 		}
+		if o, ok := sandboxRefusal(c); ok {
+			return o
+		}
 	case "SubagentStop":
 		return w.subagentStop(c, env)
 	case "Stop":
@@ -224,6 +227,8 @@ func Relevant(c *Call) bool {
 		switch c.Tool {
 		case "Agent", "Task", "Write", "Edit", "NotebookEdit":
 			return true
+		case "Bash":
+			return c.Event == "PostToolUseFailure" && refusedBySandbox(c.Failure)
 		}
 		return false
 	case "SubagentStop", "Stop", "UserPromptSubmit", "SessionStart", "SessionEnd":

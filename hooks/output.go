@@ -20,6 +20,10 @@ type Decision struct {
 	Context string
 	// Message is shown to the user, not the model (systemMessage).
 	Message string
+	// ReadOnly is set when the state could not be written because its
+	// file system is read-only to this process (Claude Code's sandbox, when
+	// the model runs the binary): the call exits 1 with one line.
+	ReadOnly error
 }
 
 type hookSpecificOutput struct {

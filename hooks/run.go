@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
@@ -96,7 +97,27 @@ func Run(env Env, stdin io.Reader, stdout io.Writer, eventArg string) error {
 	if in.HookEventName == SessionStart && env.Notice != "" {
 		d.Context = strings.TrimSpace(d.Context + "\n" + env.Notice)
 	}
-	return Render(stdout, in.HookEventName, d)
+	if err := Render(stdout, in.HookEventName, d); err != nil {
+		return err
+	}
+	if d.ReadOnly != nil {
+		return &ReadOnlyError{Err: d.ReadOnly}
+	}
+	return nil
+}
+
+// ReadOnlyError: the state's file system is read-only to this process.
+// Claude Code's hooks can write it; a process the model started inside the
+// sandbox cannot, so nothing was changed.
+type ReadOnlyError struct{ Err error }
+
+func (e *ReadOnlyError) Error() string {
+	return "the workflow's state is read-only here, so nothing was changed: " + oneLine(e.Err.Error())
+}
+
+// Hint says why.
+func (e *ReadOnlyError) Hint() string {
+	return "inside Claude Code's sandbox the model's commands cannot change orch-hook's state; hook events come from Claude Code"
 }
 
 // Handle decides one event. It never fails: where it gates, an internal
@@ -287,6 +308,13 @@ func decisionOf(o gates.Outcome) Decision {
 // PreToolUse that a rule could have denied, else allow with the error logged.
 func failure(env Env, store *state.Store, call *gates.Call, err error) Decision {
 	env.debugf("%v", err)
+	if errors.Is(err, syscall.EROFS) {
+		d := Decision{ReadOnly: err}
+		if call.Event == PreToolUse && gates.Relevant(call) {
+			d.Deny, d.Reason = true, "orch-hook: the workflow's state is read-only to this process, so this call cannot be recorded and is refused (failing closed)."
+		}
+		return d
+	}
 	hint := "run `orch-hook status` to see what is wrong"
 	var h interface{ Hint() string }
 	if errors.As(err, &h) {

@@ -262,7 +262,7 @@ var hookEvents = []struct {
 }{
 	{"PreToolUse", "Agent|Task|Write|Edit|NotebookEdit|Bash|Skill|SendMessage|Workflow|mcp__.*", true},
 	{"PostToolUse", "Agent|Task|Write|Edit|NotebookEdit", false},
-	{"PostToolUseFailure", "Agent|Task", false},
+	{"PostToolUseFailure", "Agent|Task|Bash", false},
 	{"SubagentStop", "", false},
 	{"Stop", "", false},
 	{"UserPromptSubmit", "", false},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,6 +45,11 @@ func TestScripts(t *testing.T) {
 			"exits": cmdExits,
 			"hook":  cmdHook,
 			"reach": cmdReach,
+			// sandboxed CMD ARGS... runs a command as Claude Code's Bash
+			// sandbox would: bubblewrap, the whole file system read-only
+			// but the project, and in the project .orchestrator and the
+			// user's cache (the active-workflow marker) read-only.
+			"sandboxed": cmdSandboxed,
 			// longpath N writes long.txt: a path of N bytes inside $WORK
 			// ($WORK/././.../x).
 			"longpath": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -53,6 +59,21 @@ func TestScripts(t *testing.T) {
 				p += strings.Repeat("./", (n-len(p))/2) + "x"
 				ts.Check(os.WriteFile(ts.MkAbs("long.txt"), []byte(p), 0o644))
 			},
+		},
+		// [bwrap]: bubblewrap is installed. Without it, a script guarded by
+		// [!bwrap] skip is skipped, unless ORCH_HOOK_E2E_REQUIRED=1 (CI
+		// installs it), where the missing tool fails the script.
+		Condition: func(cond string) (bool, error) {
+			if cond != "bwrap" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			if _, err := exec.LookPath("bwrap"); err != nil {
+				if os.Getenv("ORCH_HOOK_E2E_REQUIRED") == "1" {
+					return false, fmt.Errorf("bwrap not found and ORCH_HOOK_E2E_REQUIRED=1 (apt-get install bubblewrap)")
+				}
+				return false, nil
+			}
+			return true, nil
 		},
 		Setup: func(env *testscript.Env) error {
 			// Hooks must not pick up the developer's own Claude Code session.
@@ -88,5 +109,32 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit code %d, want %d", got, want)
+	}
+}
+
+// cmdSandboxed runs its arguments under bubblewrap (see TestScripts).
+func cmdSandboxed(ts *testscript.TestScript, neg bool, args []string) {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		ts.Fatalf("sandboxed: bwrap not found (apt-get install bubblewrap); guard the script with [!bwrap] skip")
+	}
+	work := ts.Getenv("WORK")
+	cache := ts.Getenv("XDG_CACHE_HOME")
+	ts.Check(os.MkdirAll(cache, 0o700))
+	ts.Check(os.MkdirAll(filepath.Join(work, ".orchestrator"), 0o700))
+	full := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+		"--bind", work, work,
+		"--ro-bind", filepath.Join(work, ".orchestrator"), filepath.Join(work, ".orchestrator"),
+		"--ro-bind", cache, cache,
+		"--chdir", ts.MkAbs("."), "--"}
+	if p, err := exec.LookPath(args[0]); err == nil && !strings.Contains(args[0], "/") {
+		args = append([]string{p}, args[1:]...)
+	}
+	err = ts.Exec(bwrap, append(full, args...)...)
+	switch {
+	case neg && err == nil:
+		ts.Fatalf("sandboxed %s: unexpected success", args[0])
+	case !neg && err != nil:
+		ts.Fatalf("sandboxed %s: %v", args[0], err)
 	}
 }

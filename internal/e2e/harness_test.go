@@ -159,6 +159,8 @@ type Config struct {
 	Timeout time.Duration
 	// ProjectDir is the CLI's working directory; "" means a new temp dir.
 	ProjectDir string
+	// Home is the CLI's HOME; "" means a new temp dir.
+	Home string
 	// Env adds KEY=VALUE entries to the CLI's environment.
 	Env []string
 	// Args adds CLI arguments.
@@ -330,7 +332,10 @@ func runClaude(t *testing.T, cfg Config) *Run {
 		}
 		t.Cleanup(func() { _ = mock.Close() })
 	}
-	run := &Run{Mock: mock, ProjectDir: cfg.ProjectDir, Home: t.TempDir()}
+	run := &Run{Mock: mock, ProjectDir: cfg.ProjectDir, Home: cfg.Home}
+	if run.Home == "" {
+		run.Home = t.TempDir()
+	}
 	if run.ProjectDir == "" {
 		run.ProjectDir = t.TempDir()
 	}
@@ -670,4 +675,15 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// Saw reports whether any stream-json line of the run contains text (what
+// the user is shown: results, hook responses, informational messages).
+func (r *Run) Saw(text string) bool {
+	for _, e := range r.Events {
+		if strings.Contains(string(e.Raw), text) {
+			return true
+		}
+	}
+	return false
 }

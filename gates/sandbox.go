@@ -1,0 +1,31 @@
+package gates
+
+import (
+	"fmt"
+	"strings"
+)
+
+// With Claude Code's sandbox on, a Bash write to orch-hook's state fails
+// with EROFS before orch-hook could see it as anything but a command; the
+// failure comes back as PostToolUseFailure. orch-hook logs it, so status
+// shows what the model tried (README, "Threat model").
+
+// refusedBySandbox: a failed Bash command's error that says the sandbox
+// (a read-only file system) or orch-hook's tripwire refused it.
+func refusedBySandbox(failure string) bool {
+	return strings.Contains(failure, "Read-only file system") || strings.Contains(failure, "orch-hook: refusing `orch-hook")
+}
+
+// sandboxRefusal logs a Bash command the sandbox or the tripwire stopped.
+func sandboxRefusal(c *Call) (Outcome, bool) {
+	if c.Tool != "Bash" || !refusedBySandbox(c.Failure) {
+		return Outcome{}, false
+	}
+	what := "the sandbox refused a Bash write (read-only file system)"
+	if !strings.Contains(c.Failure, "Read-only file system") {
+		what = "orch-hook refused to run from the model's shell"
+	}
+	o := Outcome{}
+	o.log(Record{Type: RecDeny, Reason: fmt.Sprintf("%s: %s", what, clip(oneLine(c.Command), 200)), ToolUseID: c.ToolUseID, AgentID: c.AgentID, AgentType: c.AgentType})
+	return o, true
+}
