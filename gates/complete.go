@@ -315,6 +315,9 @@ func (w *Workflow) clarified(result, text string, env *Env, o *Outcome) string {
 // planned: the task-planner returned in 2; the plan must validate.
 func (w *Workflow) planned(env *Env) string {
 	p, err := env.plan()
+	if err == nil {
+		err = w.checkTicks(p)
+	}
 	if err != nil {
 		return fmt.Sprintf("[STEP 2] task-planner returned, but the plan does not validate: %v. Relaunch task-planner to fix it.", err)
 	}

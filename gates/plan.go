@@ -353,6 +353,7 @@ type TaskSnap struct {
 	Parallel  []int    `json:"parallel_with,omitempty"`
 	Files     []string `json:"files,omitempty"`
 	UXDX      bool     `json:"requires_ux_dx_review,omitempty"`
+	Checked   bool     `json:"checked,omitempty"`
 }
 
 // Snapshot takes the plan's snapshot.
@@ -361,7 +362,7 @@ func (p *Plan) Snapshot() *PlanSnapshot {
 	for _, ph := range p.Phases {
 		ps := PhaseSnap{Number: ph.Number, Title: ph.Title}
 		for _, t := range ph.Tasks {
-			ts := TaskSnap{Number: t.Number, Title: t.Title}
+			ts := TaskSnap{Number: t.Number, Title: t.Title, Checked: t.Checked}
 			if f := p.Tasks[t.Number]; f != nil {
 				ts.DependsOn, ts.Parallel, ts.Files, ts.UXDX = f.DependsOn, f.ParallelWith, f.Files, f.UXDX
 			}

@@ -162,15 +162,53 @@ func TestApproval(t *testing.T) {
 		h.expect(S4a)
 		wantContext(t, o, "phase 1 of 1")
 	})
-	t.Run("first phase with unchecked tasks", func(t *testing.T) {
+	t.Run("a plan with ticked tasks does not validate", func(t *testing.T) {
+		// Ticking phase 1 in the plan would skip it (the workflow starts
+		// at the first open phase): only tasks orch-hook saw done may be
+		// ticked.
 		plan := twoPhases(false)
 		for i := range plan[0].Tasks {
 			plan[0].Tasks[i].Done = true
 		}
-		h := driveTo(t, S4a, plan...)
-		if h.w.Phase != 2 {
-			t.Errorf("phase = %d, want 2", h.w.Phase)
+		h := driveTo(t, S2, plan...)
+		r := h.launch(Planner, "Plan it")
+		wantAllow(t, r.write(MasterPlan, masterText(h.plan...)))
+		for _, ph := range h.plan {
+			for _, tk := range ph.Tasks {
+				h.files[taskFileName(tk.N)] = []byte(taskText(tk))
+			}
 		}
+		wantContext(t, r.finish("Planned."), "the plan does not validate", "Task 01, Task 02, Task 03 are ticked ([x]) in MASTER_PLAN.md before orch-hook saw them done; untick them")
+		h.expect(S2)
+	})
+	t.Run("a plan changed between validation and approval", func(t *testing.T) {
+		h := driveTo(t, S3, twoPhases(true)...)
+		// A Bash edit at step 3: Task 03 loses its dependencies, Task 04
+		// its UX/DX flag, and phase 1 gets ticked.
+		h.files[taskFileName(3)] = []byte(taskText(task{N: 3, Files: []string{"c.go"}}))
+		h.files[taskFileName(4)] = []byte(taskText(task{N: 4, Files: []string{"d.go"}}))
+		wantBlock(t, h.approve(), 0, "approval refused: the plan changed since it was validated, not through a write orch-hook allowed (task-03", "task 03: Depends On 01 -> none", "task 04: requires_ux_dx_review true -> false", "review it and type /orch-hook:approve again")
+		h.expect(S3)
+		// Re-validated: approving again approves what the user now saw.
+		h.approve()
+		h.expect(S4a)
+		if s := h.w.Plan.Task(3); len(s.DependsOn) != 0 {
+			t.Errorf("Task 03 depends on %v after approval", s.DependsOn)
+		}
+		if h.w.uxRequired() {
+			t.Error("the UX/DX flag of Task 04 is still set")
+		}
+	})
+	t.Run("ticks added at step 3 are refused at approval", func(t *testing.T) {
+		h := driveTo(t, S3, twoPhases(false)...)
+		plan := twoPhases(false)
+		for i := range plan[0].Tasks {
+			plan[0].Tasks[i].Done = true
+		}
+		h.files[MasterPlan] = []byte(masterText(plan...))
+		wantBlock(t, h.approve(), 0, "approval refused", "task 01: ticked [x] in MASTER_PLAN.md", "Task 01, Task 02, Task 03 are ticked ([x])")
+		wantBlock(t, h.approve(), 0, "approval refused: Task 01, Task 02, Task 03 are ticked")
+		h.expect(S3)
 	})
 	t.Run("a plan that no longer validates", func(t *testing.T) {
 		h := driveTo(t, S3)
@@ -180,29 +218,14 @@ func TestApproval(t *testing.T) {
 	})
 	t.Run("dependencies and UX/DX flags are snapshotted at approval", func(t *testing.T) {
 		h := driveTo(t, S3, twoPhases(true)...)
-		// Before approval, the plan on disk is what gets approved.
-		h.files[taskFileName(3)] = []byte(taskText(task{N: 3, Files: []string{"c.go"}}))
 		h.approve()
-		if s := h.w.Plan.Task(3); len(s.DependsOn) != 0 {
-			t.Errorf("Task 03 depends on %v after approval", s.DependsOn)
+		if s := h.w.Plan.Task(3); len(s.DependsOn) == 0 {
+			t.Errorf("Task 03's dependencies were not snapshotted")
 		}
 		if !h.w.Plan.Task(4).UXDX || !h.w.uxRequired() {
 			t.Error("the UX/DX flag of Task 04 was not snapshotted")
 		}
 	})
-}
-
-// TestApproveWithoutOpenTask: a plan whose tasks are all checked has no
-// phase to run; approving it would leave 4a at phase 0 with nothing
-// launchable.
-func TestApproveWithoutOpenTask(t *testing.T) {
-	plan := onePhase(false)
-	for i := range plan[0].Tasks {
-		plan[0].Tasks[i].Done = true
-	}
-	h := driveTo(t, S3, plan...)
-	wantBlock(t, h.approve(), 0, "no unchecked task")
-	h.expect(S3)
 }
 
 func TestImplementationParallelRules(t *testing.T) {
@@ -367,7 +390,7 @@ func TestFixCycle(t *testing.T) {
 	for _, a := range WorkflowAgents {
 		wantDeny(t, h.start(a, "Task 02").launch, 0, a+" may not run while the workflow is escalated to the user.", "Now: escalated, waiting for the user's decision. Next: wait for the user: /orch-hook:resolve retry|skip|abort")
 	}
-	wantBlock(t, h.user("/orch-hook:resolve later"), 0, "unknown option \"later\": use /orch-hook:resolve retry, skip or abort (or clear-stale).")
+	wantBlock(t, h.user("/orch-hook:resolve later"), 0, "unknown option \"later\": use /orch-hook:resolve retry, skip or abort (or clear-stale, accept-plan, accept-state).")
 	h.expect(Escalated)
 }
 

@@ -270,6 +270,26 @@ func (w *Workflow) approve(env *Env) Outcome {
 	if err != nil {
 		return w.block(fmt.Sprintf("the plan does not validate any more (%v); fix it or ask for changes with /orch-hook:request-changes.", err))
 	}
+	now := HashPlanFiles(env.files())
+	if changed := ChangedFiles(w.PlanHashes, now); len(changed) > 0 {
+		// The user approves what validated at 2 -> 3; a change since, not
+		// through a write orch-hook allowed, is shown and re-validated.
+		snap := p.Snapshot()
+		what := PlanChanges(w.Plan, snap)
+		if len(what) == 0 {
+			what = []string{"text only (nothing the gates read)"}
+		}
+		w.Plan, w.PlanHashes = snap, now
+		o := w.block(fmt.Sprintf("approval refused: the plan changed since it was validated, not through a write orch-hook allowed (%s under %s): %s. It is re-validated as it now stands; review it and type /orch-hook:approve again (or revert the change and approve).", strings.Join(changed, ", "), TasksDir, strings.Join(what, "; ")))
+		if err := w.checkTicks(p); err != nil {
+			o = w.block(fmt.Sprintf("approval refused: the plan changed since it was validated (%s under %s): %s; and %v.", strings.Join(changed, ", "), TasksDir, strings.Join(what, "; "), err))
+		}
+		o.Changed = true
+		return o
+	}
+	if err := w.checkTicks(p); err != nil {
+		return w.block(fmt.Sprintf("approval refused: %v.", err))
+	}
 	if p.FirstOpenPhase() == 0 {
 		// 4a would have no phase to run.
 		return w.block("the plan has no unchecked task, so there is nothing to implement; ask for changes with /orch-hook:request-changes <what to add>.")
@@ -320,6 +340,12 @@ func (w *Workflow) resolve(args string, env *Env) Outcome {
 		}
 		return o
 	}
+	switch option {
+	case "accept-plan":
+		return w.acceptPlan(env)
+	case "accept-state":
+		return w.block("there is no change to the workflow's state to accept: orch-hook has detected none (/orch-hook:resolve accept-state accepts a state changed outside orch-hook once it is detected).")
+	}
 	if w.Current != Escalated || w.Escalation == nil {
 		return w.block(fmt.Sprintf("there is no escalation to resolve (/orch-hook:resolve %s).", orText(option, "?")))
 	}
@@ -350,7 +376,10 @@ func (w *Workflow) resolve(args string, env *Env) Outcome {
 			}
 			files[MasterPlan] = []byte(text)
 			env.Reset(files)
-			w.PlanHashes = HashPlanFiles(files)
+			if w.PlanHashes == nil {
+				w.PlanHashes = map[string]string{}
+			}
+			w.PlanHashes[MasterPlan] = hashContent([]byte(text))
 			w.KnownIssues = append(w.KnownIssues, fmt.Sprintf("phase %d (%s) skipped after %d failed fix iterations", w.Phase, taskList(w.FailingTasks), MaxFixIterations))
 			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] skip -> 4c | phase %d's tasks marked [x] (skipped: known issue)", w.Phase)
 			w.advance4c(env, &o)
@@ -366,7 +395,7 @@ func (w *Workflow) resolve(args string, env *Env) Outcome {
 		w.WaitingOn = ""
 		o.Context = "orch-hook: [RESOLVE] abort -> aborted | the workflow is aborted; nothing is gated any more."
 	default:
-		return w.block(fmt.Sprintf("unknown option %q: use /orch-hook:resolve retry, skip or abort (or clear-stale).", option))
+		return w.block(fmt.Sprintf("unknown option %q: use /orch-hook:resolve retry, skip or abort (or clear-stale, accept-plan, accept-state).", option))
 	}
 	w.Escalation = nil
 	o.log(Record{Type: RecDecision, Reason: "resolve " + option + " (" + kind + " escalation)", Phase: w.Phase})

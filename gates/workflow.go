@@ -103,6 +103,13 @@ type Workflow struct {
 	// PlanHashes are the hashes of the files under .orchestrator/tasks after
 	// the last change orch-hook allowed.
 	PlanHashes map[string]string `json:"plan_hashes,omitempty"`
+	// PlanWrites are allowed plan writes waiting for their PostToolUse: the
+	// file must then hash as the write produces, or it counts as changed
+	// outside orch-hook.
+	PlanWrites []PlanWrite `json:"plan_writes,omitempty"`
+	// DoneTasks were ticked in a phase orch-hook saw completed (or skipped);
+	// a plan that ticks any other task fails validation.
+	DoneTasks []int `json:"done_tasks,omitempty"`
 
 	// Tasks is the per-task record of the current step (4a or F2).
 	Tasks        map[int]*TaskRun `json:"tasks,omitempty"`

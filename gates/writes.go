@@ -106,8 +106,21 @@ func (w *Workflow) implementerInFlight(agentID string) bool {
 	return false
 }
 
-// prePlanWrite applies "who may write what" to a file under the tasks dir.
+// prePlanWrite applies "who may write what" to a file under the tasks dir,
+// and binds an allowed write to the content it produces.
 func (w *Workflow) prePlanWrite(c *Call, env *Env, name string) Outcome {
+	o := w.planWriteRule(c, env, name)
+	if o.Verdict == Allow && c.Write != nil {
+		current, exists := env.files()[name]
+		if next, err := applyWrite(string(current), exists, c.Write); err == "" {
+			w.bindPlanWrite(c, name, next, &o)
+		}
+	}
+	return o
+}
+
+// planWriteRule is "who may write what" for a file under the tasks dir.
+func (w *Workflow) planWriteRule(c *Call, env *Env, name string) Outcome {
 	if w.foreign(c) {
 		o := Outcome{Verdict: Deny, Reason: w.foreignReason()}
 		o.log(Record{Type: RecDeny, Reason: o.Reason})
@@ -251,8 +264,16 @@ func (w *Workflow) postWrite(c *Call, env *Env) Outcome {
 	if !inside || !under(rel, TasksDir) {
 		return Outcome{}
 	}
+	name := rel[len(TasksDir)+1:]
+	found, matched := w.settlePlanWrite(c, name, env)
+	if !found {
+		return Outcome{}
+	}
 	o := Outcome{Changed: true}
-	w.PlanHashes = HashPlanFiles(env.files())
+	if !matched {
+		o.log(Record{Type: RecUpdate, Reason: fmt.Sprintf("%s does not hold what the allowed write produces: changed outside orch-hook (or the tool applied the write differently); progress waits until it is reverted or the user types /orch-hook:resolve accept-plan", name), ToolUseID: c.ToolUseID})
+		return o
+	}
 	if w.Current == S4c {
 		w.advance4c(env, &o)
 	}
@@ -271,6 +292,7 @@ func (w *Workflow) advance4c(env *Env, o *Outcome) {
 	if err != nil {
 		return
 	}
+	w.markDone(phase)
 	line := ""
 	if t.To == S4a {
 		w.Phase = next
