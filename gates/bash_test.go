@@ -20,7 +20,7 @@ func TestTouchesState(t *testing.T) {
 		"find .orchestrator -name x -delete":           true,
 		"grep -r foo .orchestrator/tasks":              false,
 	} {
-		if got := touchesState(cmd); got != want {
+		if got := (&Call{Command: cmd}).touchesState(); got != want {
 			t.Errorf("touchesState(%q) = %v, want %v", cmd, got, want)
 		}
 	}

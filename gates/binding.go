@@ -188,7 +188,6 @@ func intsText(ns []int) string {
 	return strings.Join(parts, ", ")
 }
 
-
 // acceptPlan is /orch-hook:resolve accept-plan: the user accepts the plan
 // files as they now stand. They must validate; if what the gates read
 // changed (a tick, a UX/DX flag, a dependency, a file, a task), the

@@ -381,14 +381,18 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 			if call.Unsandboxed {
 				return c.deny(unsandboxedWhat, call)
 			}
-			if touchesState(call.Command) {
+			if call.touchesState() {
 				return c.deny("commands that name .orchestrator/state, or change anything under .orchestrator, are not allowed.", call)
 			}
-			if topic := strings.TrimSuffix(c.Paths.TopicPath, "/"); call.AgentID == "" && topic != "" && changesUnder(normalizeCommand(call.Command), topic) {
+			if topic := strings.TrimSuffix(c.Paths.TopicPath, "/"); call.AgentID == "" && topic != "" && call.changesUnder(topic) {
 				return c.deny(fmt.Sprintf("this command may change %s, the workflow's artifacts; the orchestrator does not write them: launch the agent that owes them.", topic), call)
 			}
 		case "Workflow":
 			return c.deny("the native Workflow tool is not allowed while an orch-hook workflow is active.", call)
+		case "Skill":
+			if name, ok := commandName(strings.ToLower(call.Skill)); ok && name == "follow-up" {
+				return c.deny("orch-hook:follow-up reopens a complete orchestrate workflow; the coordinate workflow has no follow-ups.", call)
+			}
 		case "Write", "Edit", "NotebookEdit":
 			return c.preWrite(call, env)
 		}

@@ -37,8 +37,14 @@ type Call struct {
 	// Unsandboxed: the Bash call asks to run outside Claude Code's sandbox
 	// (dangerouslyDisableSandbox).
 	Unsandboxed bool
-	Skill       string // Skill
-	SendTo      string // SendMessage
+	// CwdRel is the session's directory relative to the project root (""
+	// at the root), against which a Bash command's relative paths resolve.
+	CwdRel string
+	// bash memoizes what the rules read of Command (see bashFacts).
+	bash      *bashFacts
+	Skill     string // Skill
+	SkillArgs string // Skill's args
+	SendTo    string // SendMessage
 	// MCPPaths are the paths an MCP tool's input names (absolute, resolved
 	// like Path).
 	MCPPaths []string
@@ -178,6 +184,10 @@ func Decide(w *Workflow, c *Call, env *Env) Outcome {
 			return w.preBash(c)
 		case "SendMessage":
 			return w.preSendMessage(c)
+		case "Skill":
+			if name, ok := commandName(strings.ToLower(c.Skill)); ok && name == "follow-up" {
+				return w.followUpSkill(c, env)
+			}
 		case "Workflow":
 			return w.deny(0, "the native Workflow tool is not allowed while an orch-hook workflow is active (its agents would bypass the gates).")
 		}
@@ -245,10 +255,10 @@ func Relevant(c *Call) bool {
 func NeedsState(c *Call) bool {
 	if c.Event == "PreToolUse" && (c.Tool == "Bash" || c.Tool == "Skill") {
 		if c.Tool != "Bash" {
-			return false
+			name, _ := commandName(strings.ToLower(c.Skill))
+			return name == "follow-up"
 		}
-		norm := normalizeCommand(c.Command)
-		return c.Unsandboxed || namesState(norm) || c.AgentID == "" && changesUnder(norm, "specs/")
+		return c.Unsandboxed || c.touchesState() || c.AgentID == "" && c.changesUnder("specs")
 	}
 	return Relevant(c)
 }
@@ -287,7 +297,8 @@ func staticRules(c *Call) (Outcome, bool) {
 			return o, true
 		}
 	case "Bash":
-		if word := binaryDecision(c.Command); word != "" {
+		if named, allowed := c.namesBinary(); named && !allowed {
+			word := binaryDecision(c.Command)
 			reason := fmt.Sprintf("orch-hook: running orch-hook %s from Bash is not allowed: %s is the user's decision. Ask the user to type /orch-hook:%s.", word, word, word)
 			switch word {
 			case "start":
@@ -296,6 +307,8 @@ func staticRules(c *Call) (Outcome, bool) {
 				reason = "orch-hook: running `orch-hook hook` from Bash is not allowed: hook events come from Claude Code, not from the model."
 			case "repair", "migrate", "init":
 				reason = fmt.Sprintf("orch-hook: running orch-hook %s from Bash is not allowed: it rewrites orch-hook's state or settings; ask the user to run it.", word)
+			case "":
+				reason = "orch-hook: this command names the orch-hook binary (in some spelling) other than as a plain read-only command; from Bash the model may only read the workflow: `orch-hook status`, `log`, `explain`, `graph`, `report` (without -o) or `doctor`, with literal arguments. Decisions are the user's (typed /orch-hook:... commands) and hook events come from Claude Code."
 			}
 			o := Outcome{Verdict: Deny, Reason: reason}
 			o.log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
@@ -367,11 +380,56 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 		if name, ok := commandName(c.Prompt); ok && (name == "orchestrate" || name == "coordinate") && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
 			return startFromPrompt(c)
 		}
+		if w.Current == Complete && !w.UserAsked && !w.foreign(c) {
+			// The user's request after completion: the orchestrator may
+			// triage it into one follow-up.
+			w.UserAsked = true
+			return Outcome{Changed: true}
+		}
+	}
+	if c.Event == "PreToolUse" && c.Tool == "Skill" {
+		if name, ok := commandName(strings.ToLower(c.Skill)); ok && name == "follow-up" {
+			return w.followUpSkill(c, env)
+		}
 	}
 	if c.Event == "SessionStart" && w.Current == Complete {
-		return Outcome{Context: clip(fmt.Sprintf("orch-hook: the workflow %q is complete. Run `orch-hook follow-up lightweight|partial|full \"<request>\"` for a follow-up, or start a new one with /orch-hook:orchestrate.", clip(w.Request, 80)), 2000)}
+		return Outcome{Context: clip(fmt.Sprintf("orch-hook: the workflow %q is complete. For a follow-up the user asks for, invoke the orch-hook:follow-up skill with `lightweight|partial|full <request>`, or the user starts a new workflow with /orch-hook:orchestrate.", clip(w.Request, 80)), 2000)}
 	}
 	return Outcome{}
+}
+
+// followUpSkill applies orch-hook:follow-up <kind> <request>, invoked by the
+// orchestrator through the Skill tool (phase 7): only from complete, once
+// per prompt the user typed since.
+func (w *Workflow) followUpSkill(c *Call, env *Env) Outcome {
+	deny := func(why string) Outcome {
+		reason := "orch-hook: " + why
+		o := Outcome{Verdict: Deny, Reason: reason}
+		o.log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
+		return o
+	}
+	switch {
+	case c.AgentID != "":
+		return deny("a follow-up is the orchestrator's triage of the user's request, not a subagent's.")
+	case w.Current != Complete:
+		return deny(fmt.Sprintf("a follow-up reopens a complete workflow; this one is %s.", w.Current))
+	case w.foreign(c):
+		return deny(w.foreignReason())
+	case !w.UserAsked:
+		return deny("a follow-up answers a request the user typed after the workflow completed; there is none since the last follow-up. Ask the user what to do next.")
+	}
+	kind, request, _ := strings.Cut(strings.TrimSpace(c.SkillArgs), " ")
+	o, err := FollowUp(w, kind, request, env)
+	if err != nil {
+		return deny(err.Error() + `; invoke orch-hook:follow-up with "lightweight|partial|full <the user's request>".`)
+	}
+	w.UserAsked = false
+	o.Changed = true
+	if o.Start != "" {
+		return o
+	}
+	o.Context = "orch-hook: " + o.Context
+	return o
 }
 
 // agentName strips the plugin namespace: "orch-hook:code-quality" and
@@ -797,62 +855,12 @@ func (w *Workflow) preBash(c *Call) Outcome {
 		o.Records[0].ToolUseID = c.ToolUseID
 		return o
 	}
-	if touchesState(c.Command) {
+	if c.touchesState() {
 		o := w.deny(0, "commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed: it is orch-hook's state and plan. Use `orch-hook status` or `orch-hook log` to read the state, and Write/Edit for the plan where the workflow allows it.")
 		o.Records[0].ToolUseID = c.ToolUseID
 		return o
 	}
 	return Outcome{}
-}
-
-// destructive are shell words that change or remove files.
-var destructive = []string{"rm", "rmdir", "mv", "cp", "unlink", "truncate", "ln", "chmod", "chown", "tee", "dd", "install", "rsync", "tar", "unzip", "git"}
-
-// touchesState is a Bash command naming the state directory (however the
-// path is spelt), or changing anything under .orchestrator (a destructive
-// word, a redirection, sed -i, find -delete). Bash is not parsed for writes
-// elsewhere; this guards what the gates stand on.
-func touchesState(cmd string) bool { return namesState(normalizeCommand(cmd)) }
-
-// namesState is touchesState on a command normalizeCommand has folded.
-func namesState(norm string) bool {
-	if strings.Contains(norm, ".orchestrator/state") || strings.Contains(norm, "'.orchestrator'/") || strings.Contains(norm, `".orchestrator"/`) {
-		return true
-	}
-	return changesUnder(norm, ".orchestrator")
-}
-
-// normalizeCommand lowercases a command and folds the spellings of a path
-// separator ("/./", "//", a backslash) into "/".
-func normalizeCommand(cmd string) string {
-	norm := strings.ToLower(cmd)
-	for _, r := range []string{"/./", "//", "\\"} {
-		for strings.Contains(norm, r) {
-			norm = strings.ReplaceAll(norm, r, "/")
-		}
-	}
-	return norm
-}
-
-// changesUnder reports whether a normalized command names dir and may
-// change files: a redirection, sed -i, perl -i, find -delete, or a
-// destructive word (rm, mv, cp, tee, ...).
-func changesUnder(norm, dir string) bool {
-	if !strings.Contains(norm, strings.ToLower(dir)) {
-		return false
-	}
-	if strings.ContainsAny(norm, ">") || strings.Contains(norm, "sed -i") || strings.Contains(norm, "-delete") || strings.Contains(norm, "perl -i") {
-		return true
-	}
-	words := strings.FieldsFunc(norm, func(r rune) bool { return strings.ContainsRune(" \t\r\n;|&()`$'\"{}<>=", r) })
-	for _, w := range words {
-		for _, d := range destructive {
-			if filepath.Base(w) == d {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (w *Workflow) preSendMessage(c *Call) Outcome {

@@ -613,7 +613,7 @@ func TestFollowUps(t *testing.T) {
 		wantAllow(t, mainWrite(h))
 		wantAllow(t, h.do(&Call{Event: "PreToolUse", Tool: "Workflow"}))
 		o := h.do(&Call{Event: "SessionStart", Source: "startup"})
-		wantContext(t, o, "is complete. Run `orch-hook follow-up lightweight|partial|full \"<request>\"`")
+		wantContext(t, o, "is complete. For a follow-up the user asks for, invoke the orch-hook:follow-up skill with `lightweight|partial|full <request>`")
 		// The static rules still hold.
 		wantDeny(t, h.do(skillCall("orch-hook:approve")), 0)
 	})

@@ -13,7 +13,7 @@ import (
 // refusedBySandbox: a failed Bash command's error that says the sandbox
 // (a read-only file system) or orch-hook's tripwire refused it.
 func refusedBySandbox(failure string) bool {
-	return strings.Contains(failure, "Read-only file system") || strings.Contains(failure, "orch-hook: refusing `orch-hook")
+	return strings.Contains(strings.ToLower(failure), "read-only file system") || strings.Contains(failure, "orch-hook: refusing `orch-hook")
 }
 
 // sandboxRefusal logs a Bash command the sandbox or the tripwire stopped.
@@ -22,7 +22,7 @@ func sandboxRefusal(c *Call) (Outcome, bool) {
 		return Outcome{}, false
 	}
 	what := "the sandbox refused a Bash write (read-only file system)"
-	if !strings.Contains(c.Failure, "Read-only file system") {
+	if !strings.Contains(strings.ToLower(c.Failure), "read-only file system") {
 		what = "orch-hook refused to run from the model's shell"
 	}
 	o := Outcome{}

@@ -26,7 +26,6 @@ var Subcommands = []Subcommand{
 	{Name: "help", ReadOnly: true},
 	{Name: "hook"},
 	{Name: "start"},
-	{Name: "follow-up"},
 	{Name: "repair"},
 	{Name: "init"},
 	{Name: "generate"},

@@ -137,7 +137,7 @@ func (w *Workflow) Next(env *Env) string {
 	case Escalated:
 		return "wait for the user: /orch-hook:resolve retry|skip|abort (see .orchestrator/ESCALATION.md)"
 	case Complete:
-		return "nothing; the workflow is complete (`orch-hook follow-up lightweight|partial|full \"<request>\"` reopens it)"
+		return "nothing; the workflow is complete (a follow-up the user asks for reopens it: the orch-hook:follow-up skill)"
 	case Aborted:
 		return "nothing; the workflow was aborted"
 	}

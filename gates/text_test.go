@@ -52,7 +52,7 @@ func TestNext(t *testing.T) {
 		{S4a, "launch code-implementer for Task 01, Task 02 (in parallel, one message)"},
 		{S4c, "mark phase 1's tasks [x] in MASTER_PLAN.md and update its Status: and Progress: lines"},
 		{S5a, "launch code-quality for final validation (full test suite, production build, all acceptance criteria)"},
-		{Complete, "nothing; the workflow is complete (`orch-hook follow-up lightweight|partial|full \"<request>\"` reopens it)"},
+		{Complete, "nothing; the workflow is complete (a follow-up the user asks for reopens it: the orch-hook:follow-up skill)"},
 		{Aborted, "nothing; the workflow was aborted"},
 	}
 	for _, tc := range cases {

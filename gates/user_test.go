@@ -84,7 +84,7 @@ func TestSelfApprovalDenied(t *testing.T) {
 		{"echo done; $(which orch-hook) approve", "approve"},
 		{"orch-hook start \"build it\"", "start"},
 		{"orch-hook status", ""},
-		{"orch-hook follow-up lightweight \"add a link\"", ""},
+		{"orch-hook status --json", ""},
 		{"orch-hook log | grep approve", ""},
 		{"cat orch-hook-notes.txt approve", ""},
 		{"go test ./...", ""},

@@ -131,6 +131,9 @@ type Workflow struct {
 	// Decisions are the prompt ids whose decision was taken (each once).
 	Decisions []string `json:"decisions,omitempty"`
 	FollowUps []string `json:"follow_ups,omitempty"`
+	// UserAsked: the user typed a prompt since the workflow completed, so
+	// the orchestrator may triage it into one follow-up (orch-hook:follow-up).
+	UserAsked bool `json:"user_asked,omitempty"`
 
 	// Current and Completed mirror state_machine while deciding.
 	Current   string   `json:"-"`

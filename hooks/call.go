@@ -30,6 +30,7 @@ type toolInput struct {
 	DangerouslyDisableSandbox bool   `json:"dangerouslyDisableSandbox"`
 	// Skill
 	Skill string `json:"skill"`
+	Args  string `json:"args"`
 	// SendMessage
 	To string `json:"to"`
 }
@@ -89,8 +90,9 @@ func toCall(in *Input, root string) *gates.Call {
 		case "Bash":
 			c.Command = ti.Command
 			c.Unsandboxed = ti.DangerouslyDisableSandbox
+			c.CwdRel = cwdRel(root, in.Cwd)
 		case "Skill":
-			c.Skill = ti.Skill
+			c.Skill, c.SkillArgs = ti.Skill, ti.Args
 		case "SendMessage":
 			c.SendTo = ti.To
 		default:
@@ -134,6 +136,19 @@ func toCall(in *Input, root string) *gates.Call {
 		c.EndReason = in.Reason
 	}
 	return c
+}
+
+// cwdRel is the session's directory relative to the project root ("" at
+// the root or when unknown; "../x" outside it).
+func cwdRel(root, cwd string) string {
+	if cwd == "" || root == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(root, cwd)
+	if err != nil || rel == "." {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // confinePath resolves a tool's file path as the tool would (relative to

@@ -216,49 +216,6 @@ func StartWorkflow(store *state.Store, request, session string, now time.Time) (
 	return w, store.Create(cp, ev)
 }
 
-// FollowUp reopens a complete workflow (`orch-hook follow-up`). It returns
-// what the orchestrator is told.
-func FollowUp(store *state.Store, kind, request string, now time.Time) (string, error) {
-	var msg, start string
-	_, err := store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
-		if cp.StateMachine.WorkflowConfig.Command != "orchestrate" {
-			return nil, fmt.Errorf("follow-up applies to the orchestrate workflow, not %s", cp.StateMachine.WorkflowConfig.Command)
-		}
-		w, err := LoadWorkflow(cp)
-		if err != nil {
-			return nil, err
-		}
-		files, err := state.ReadDirFiles(store.Root, gates.TasksDir)
-		if err != nil {
-			return nil, err
-		}
-		o, err := gates.FollowUp(w, kind, request, &gates.Env{Root: store.Root, Files: files, Now: now})
-		if err != nil {
-			return nil, err
-		}
-		if o.Start != "" {
-			start = o.Start
-			return nil, state.ErrNoChange
-		}
-		msg = o.Context
-		if err := saveWorkflow(cp, w); err != nil {
-			return nil, err
-		}
-		return toEvents(o.Records, &gates.Call{Event: "follow-up"}, w), nil
-	})
-	if err != nil {
-		return "", err
-	}
-	if start != "" {
-		w, err := StartWorkflow(store, start, "", now)
-		if err != nil {
-			return "", err
-		}
-		return "FULL follow-up: the previous workflow is archived and a new one starts at 0a. Next: " + w.Next(nil) + ".", nil
-	}
-	return msg, nil
-}
-
 func clipText(s string, n int) string {
 	s = oneLine(s)
 	if len(s) > n {

@@ -103,7 +103,6 @@ func NewApp(e *env) *cli.App {
 			migrateCommand(e),
 			repairCommand(e),
 			startCommand(e),
-			followUpCommand(e),
 			generateCommand(e),
 			initCommand(e),
 			doctorCommand(e),

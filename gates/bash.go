@@ -1,0 +1,63 @@
+package gates
+
+// bashFacts is what the rules read of one Bash command (gates/shell.go
+// does the reading), computed once per call: the scan is the costly part
+// of a Bash decision.
+type bashFacts struct {
+	named, allowed  bool // names the binary; only as a plain read-only command
+	changes         bool // may change files
+	changesComputed bool
+	mentions        map[string]bool
+	binaryComputed  bool
+}
+
+func (c *Call) facts() *bashFacts {
+	if c.bash == nil {
+		c.bash = &bashFacts{mentions: map[string]bool{}}
+	}
+	return c.bash
+}
+
+// namesBinary: the command names the orch-hook binary, and whether only as
+// a plain read-only invocation (the table in subcommands.go decides which).
+func (c *Call) namesBinary() (named, allowed bool) {
+	f := c.facts()
+	if !f.binaryComputed {
+		f.named, f.allowed = NamesBinary(c.Command, ReadOnlyArgs)
+		f.binaryComputed = true
+	}
+	return f.named, f.allowed
+}
+
+// mentions: the command may denote dir (project-relative) or under it.
+func (c *Call) mentions(dir string) bool {
+	f := c.facts()
+	m, ok := f.mentions[dir]
+	if !ok {
+		m = MentionsPath(c.Command, c.CwdRel, dir)
+		f.mentions[dir] = m
+	}
+	return m
+}
+
+// changesFiles: the command may change files (a heuristic: ChangesFiles).
+func (c *Call) changesFiles() bool {
+	f := c.facts()
+	if !f.changesComputed {
+		f.changes, f.changesComputed = ChangesFiles(c.Command), true
+	}
+	return f.changes
+}
+
+// touchesState: the command denotes the state directory at all, or may
+// change anything under .orchestrator (the plan). Bash is not parsed for
+// writes elsewhere; this guards what the gates stand on, and Claude Code's
+// sandbox is what makes it hold (README, "Threat model").
+func (c *Call) touchesState() bool {
+	return c.mentions(StateDir) || c.changesUnder(".orchestrator")
+}
+
+// changesUnder: the command denotes dir (or under it) and may change files.
+func (c *Call) changesUnder(dir string) bool {
+	return c.mentions(dir) && c.changesFiles()
+}

@@ -1,0 +1,2154 @@
+package gates
+
+import (
+	"path"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file reads a Bash command the way a shell would, closely enough to
+// see through the disguises a model uses to run the orch-hook binary or to
+// reach a protected directory: quoting, $IFS, globs, brace expansion,
+// variables, code in strings (sh -c, eval, python -c, here-documents) and
+// wrappers (env, xargs, find -exec). It is a heuristic lexer, not a shell.
+// Where it cannot follow the command (nesting too deep, code or a command
+// name only known at run time) it marks the scan suspicious, and the
+// exported checks then answer the strict way.
+
+const (
+	shMaxDepth  = 8   // nesting of substitutions, subshells and code strings
+	shMaxWords  = 256 // words one brace expansion may produce
+	shMaxBraces = 64  // brace groups in one word before giving up
+	shMaxBases  = 32  // directories a command may cd to before giving up
+)
+
+// shWord is one shell word after quote removal.
+type shWord struct {
+	text    string // quote-removed; expansions verbatim, substitutions as "$()"
+	pattern string // text with quoted glob and brace characters backslash-escaped
+	dynamic bool   // holds an expansion ($VAR, ${...}, $(...), `...`, $((...)))
+	tailDyn bool   // an expansion comes after the word's last literal '/'
+	glob    bool   // holds an unquoted * ? or [...]
+	brace   bool   // produced by brace expansion
+	dynPat  string // text escaped, each expansion a * (what a computed path may be)
+	procSub bool   // a process substitution <(...): a file whose content is code here
+}
+
+func (w shWord) literal() bool { return !w.dynamic && !w.glob && !w.brace }
+
+type shRedir struct {
+	op     string // "<", "<<", "<<-", "<<<", "<>", "<&", ">", ">>", ">|", ">&", "&>", "&>>"
+	target shWord
+}
+
+// shFeed is text a command reads on stdin: a here-document or here-string.
+type shFeed struct {
+	text    string
+	dynamic bool // the shell expands it before the command reads it
+}
+
+// shCmd is one simple command.
+type shCmd struct {
+	words  []shWord
+	redirs []shRedir
+	feeds  []shFeed
+	piped  bool // stdin is a pipe
+	nested bool // parsed from a string that is itself code (sh -c, eval, ...)
+	noHead bool // an array literal a=(...): words, but nothing runs
+	depth  int
+}
+
+// shScan is every simple command of a command line, nested ones included.
+type shScan struct {
+	cmds       []*shCmd
+	suspicious bool
+	budget     int // bytes left to lex: code strings are lexed again
+}
+
+// shellScan splits cmd into simple commands, then follows the code they
+// carry (sh -c strings, eval, find -exec, ...), which adds commands.
+func shellScan(cmd string) *shScan {
+	sc := &shScan{budget: 16*len(cmd) + 1<<16}
+	sc.lex(cmd, 0, false)
+	for i := 0; i < len(sc.cmds) && !sc.suspicious; i++ {
+		sc.derive(sc.cmds[i])
+	}
+	return sc
+}
+
+// spend accounts for lexing s at depth; it fails (and marks the scan) past
+// the limits, which is how nesting and re-lexing stay bounded.
+func (sc *shScan) spend(s string, depth int) bool {
+	if depth > shMaxDepth || len(s) > sc.budget {
+		sc.suspicious = true
+		return false
+	}
+	sc.budget -= len(s)
+	return true
+}
+
+func (sc *shScan) lex(s string, depth int, nested bool) {
+	if !sc.spend(s, depth) {
+		return
+	}
+	l := &shLexer{s: s, depth: depth, nested: nested, sc: sc}
+	l.list(0)
+	l.readHeredocs()
+}
+
+// lexExpansions finds the command substitutions in text the shell expands
+// as if double-quoted (an unquoted here-document's body).
+func (sc *shScan) lexExpansions(s string, depth int, nested bool) {
+	if !sc.spend(s, depth) {
+		return
+	}
+	l := &shLexer{s: s, depth: depth, nested: nested, sc: sc}
+	var b shWordBuf
+	l.dquote(&b, false)
+}
+
+// ---- lexer ----
+
+type shLexer struct {
+	s       string
+	i       int
+	depth   int
+	nested  bool
+	array   bool
+	sc      *shScan
+	pending []shHeredoc
+}
+
+type shHeredoc struct {
+	cmd    *shCmd
+	delim  string
+	strip  bool // <<- strips leading tabs
+	quoted bool // a quoted delimiter: the body is not expanded
+}
+
+func (l *shLexer) stopped() bool { return l.i >= len(l.s) || l.sc.suspicious }
+
+func (l *shLexer) peek(n int) byte {
+	if l.i+n < len(l.s) {
+		return l.s[l.i+n]
+	}
+	return 0
+}
+
+func (l *shLexer) skip(n int) { l.i = min(l.i+n, len(l.s)) }
+
+// enter goes one level deeper; the caller undoes it with l.depth--.
+func (l *shLexer) enter() bool {
+	l.depth++
+	if l.depth > shMaxDepth {
+		l.sc.suspicious = true
+		return false
+	}
+	return true
+}
+
+// list lexes commands up to the end of input or the byte close, which it
+// consumes (')' closes a subshell or a substitution; 0 is none).
+func (l *shLexer) list(close byte) {
+	cmd := l.newCmd(false)
+	for !l.stopped() {
+		c := l.s[l.i]
+		switch {
+		case close != 0 && c == close:
+			l.i++
+			l.finish(cmd)
+			return
+		case c == ' ' || c == '\t' || c == '\r':
+			l.i++
+		case c == '\n':
+			l.i++
+			l.finish(cmd)
+			cmd = l.newCmd(false)
+			l.readHeredocs()
+		case c == '#':
+			l.skipComment()
+		case (c == '<' || c == '>') && l.peek(1) == '(':
+			cmd.words = append(cmd.words, l.procSubst())
+		case c == '<' || c == '>' || c == '&' && l.peek(1) == '>':
+			l.redirect(cmd)
+		case c == ';' || c == '&' || c == '|' || c == ')':
+			piped := l.operator()
+			l.finish(cmd)
+			cmd = l.newCmd(piped)
+		case c == '(':
+			l.paren()
+		default:
+			l.words(cmd)
+		}
+	}
+	l.finish(cmd)
+}
+
+func (l *shLexer) newCmd(piped bool) *shCmd {
+	return &shCmd{piped: piped, nested: l.nested, noHead: l.array, depth: l.depth}
+}
+
+func (l *shLexer) finish(c *shCmd) {
+	if len(c.words) > 0 || len(c.redirs) > 0 {
+		l.sc.cmds = append(l.sc.cmds, c)
+	}
+}
+
+func (l *shLexer) skipComment() {
+	if j := strings.IndexByte(l.s[l.i:], '\n'); j >= 0 {
+		l.i += j
+	} else {
+		l.i = len(l.s)
+	}
+}
+
+// operator consumes a control operator and says whether the next command
+// reads a pipe.
+func (l *shLexer) operator() (piped bool) {
+	c := l.s[l.i]
+	l.i++
+	n := l.peek(0)
+	switch {
+	case c == '|' && n == '|', c == '&' && n == '&':
+		l.i++
+	case c == '|':
+		if n == '&' {
+			l.i++
+		}
+		return true
+	case c == ';':
+		for l.peek(0) == ';' || l.peek(0) == '&' {
+			l.i++
+		}
+	}
+	return false
+}
+
+// paren lexes a parenthesized list. A subshell's commands run as written;
+// after '=' it is an array, whose words run nothing; glued to a word it is
+// an extglob pattern, whose contents count as nested (never a plain
+// invocation).
+func (l *shLexer) paren() {
+	prev := byte(' ')
+	if l.i > 0 {
+		prev = l.s[l.i-1]
+	}
+	nested, array := l.nested, l.array
+	switch {
+	case prev == '=':
+		l.array = true
+	case !strings.ContainsRune(" \t\r\n;&|()<>", rune(prev)):
+		l.nested = true
+	}
+	l.i++
+	if l.enter() {
+		l.list(')')
+	}
+	l.depth--
+	l.nested, l.array = nested, array
+}
+
+// sub lexes the body of $( ... ) or <( ... ): real commands, even inside an
+// array literal.
+func (l *shLexer) sub() {
+	array := l.array
+	l.array = false
+	if l.enter() {
+		l.list(')')
+	}
+	l.depth--
+	l.array = array
+}
+
+func (l *shLexer) procSubst() shWord {
+	l.skip(2)
+	l.sub()
+	return shWord{text: "$()", pattern: "$()", dynamic: true, tailDyn: true, procSub: true}
+}
+
+// words lexes one word (several after brace expansion or $IFS), or the fd
+// number of a redirection such as 2>.
+func (l *shLexer) words(cmd *shCmd) {
+	start := l.i
+	ws := l.word()
+	if l.i == start {
+		l.i++ // cannot happen with list's dispatch; never loop
+		return
+	}
+	if len(ws) == 1 && (l.peek(0) == '<' || l.peek(0) == '>') && shIsFD(ws[0]) {
+		l.redirect(cmd)
+		return
+	}
+	cmd.words = append(cmd.words, ws...)
+}
+
+// shIsFD: "2" in 2>file, "{fd}" in {fd}>file.
+func shIsFD(w shWord) bool {
+	t := w.text
+	if !w.literal() || t == "" {
+		return false
+	}
+	if t[0] == '{' && t[len(t)-1] == '}' {
+		return true
+	}
+	return strings.Trim(t, "0123456789") == ""
+}
+
+// word lexes up to an unquoted blank or operator.
+func (l *shLexer) word() []shWord {
+	var b shWordBuf
+	var out []shWord
+	for !l.stopped() {
+		c := l.s[l.i]
+		switch c {
+		case ' ', '\t', '\r', '\n', ';', '&', '|', '(', ')', '<', '>':
+			return l.flush(&b, out)
+		case '\\':
+			l.escape(&b)
+		case '\'':
+			b.quoted(l.single())
+		case '"':
+			l.dquote(&b, true)
+		case '$':
+			if l.dollar(&b, false) {
+				out = l.flush(&b, out)
+			}
+		case '`':
+			l.backtick(&b)
+		default:
+			b.bare(c)
+			l.i++
+		}
+	}
+	return l.flush(&b, out)
+}
+
+func (l *shLexer) escape(b *shWordBuf) {
+	switch {
+	case l.peek(1) == '\n': // line continuation
+		l.skip(2)
+	case l.i+1 < len(l.s):
+		b.quoted(l.s[l.i+1 : l.i+2])
+		l.i += 2
+	default:
+		b.quoted(`\`)
+		l.i++
+	}
+}
+
+// single reads '...'; unterminated, it runs to the end of input.
+func (l *shLexer) single() string {
+	l.i++
+	end := strings.IndexByte(l.s[l.i:], '\'')
+	if end < 0 {
+		s := l.s[l.i:]
+		l.i = len(l.s)
+		return s
+	}
+	s := l.s[l.i : l.i+end]
+	l.i += end + 1
+	return s
+}
+
+// dquote reads "..." (term) or, without term, text expanded as if it were
+// double-quoted.
+func (l *shLexer) dquote(b *shWordBuf, term bool) {
+	if term {
+		l.i++
+	}
+	b.started = true
+	for !l.stopped() {
+		c := l.s[l.i]
+		switch {
+		case c == '"' && term:
+			l.i++
+			return
+		case c == '\\':
+			switch l.peek(1) {
+			case '\n':
+				l.skip(2)
+			case '$', '`', '"', '\\':
+				b.quoted(l.s[l.i+1 : l.i+2])
+				l.i += 2
+			default:
+				b.quoted(`\`)
+				l.i++
+			}
+		case c == '$':
+			l.dollar(b, true)
+		case c == '`':
+			l.backtick(b)
+		default:
+			b.quoted(l.s[l.i : l.i+1])
+			l.i++
+		}
+	}
+}
+
+// dollar reads an expansion at '$'. It reports an unquoted $IFS or ${IFS},
+// which the shell splits away: a word separator.
+func (l *shLexer) dollar(b *shWordBuf, quoted bool) (separator bool) {
+	n := l.peek(1)
+	switch {
+	case n == '\'' && !quoted:
+		l.i++
+		b.quoted(l.ansiC())
+	case n == '"' && !quoted:
+		l.i++
+		l.dquote(b, true)
+	case n == '(' && l.peek(2) == '(':
+		l.arith(b)
+	case n == '(':
+		l.skip(2)
+		l.sub()
+		b.expansion("$()")
+	case n == '{':
+		raw := l.param(quoted)
+		if raw == "${IFS}" && !quoted {
+			return true
+		}
+		b.expansion(raw)
+	case shNameStart(n):
+		j := l.i + 1
+		for j < len(l.s) && shNameChar(l.s[j]) {
+			j++
+		}
+		raw := l.s[l.i:j]
+		l.i = j
+		if raw == "$IFS" && !quoted {
+			return true
+		}
+		b.expansion(raw)
+	case n != 0 && strings.IndexByte("0123456789@*#?-$!", n) >= 0:
+		b.expansion(l.s[l.i : l.i+2])
+		l.i += 2
+	default:
+		b.quoted("$")
+		l.i++
+	}
+	return false
+}
+
+// param reads ${...}, following what nests in it, and returns it raw.
+// Quoted, single quotes inside are literal (as bash reads "${x:-'}").
+func (l *shLexer) param(quoted bool) string {
+	start := l.i
+	l.skip(2)
+	var scratch shWordBuf
+	if l.enter() {
+		for !l.stopped() && l.s[l.i] != '}' {
+			switch l.s[l.i] {
+			case '\\':
+				l.skip(2)
+			case '\'':
+				if quoted {
+					l.i++
+				} else {
+					l.single()
+				}
+			case '"':
+				l.dquote(&scratch, true)
+			case '$':
+				l.dollar(&scratch, true)
+			case '`':
+				l.backtick(&scratch)
+			default:
+				l.i++
+			}
+		}
+		l.skip(1)
+	}
+	l.depth--
+	return l.s[start:l.i]
+}
+
+// arith reads $((...)). One that does not end in "))" is, as bash reads
+// it, a command substitution of a subshell: lex it again as that.
+func (l *shLexer) arith(b *shWordBuf) {
+	start := l.i
+	l.skip(3)
+	var scratch shWordBuf
+	if !l.enter() {
+		l.depth--
+		return
+	}
+	defer func() { l.depth-- }()
+	open := 0
+	for !l.stopped() {
+		switch l.s[l.i] {
+		case '(':
+			open++
+			l.i++
+		case ')':
+			if open > 0 {
+				open--
+				l.i++
+				continue
+			}
+			if l.peek(1) == ')' {
+				l.i += 2
+				b.expansion(l.s[start:l.i])
+				return
+			}
+			l.i = start + 2
+			l.sub()
+			b.expansion("$()")
+			return
+		case '$':
+			l.dollar(&scratch, true)
+		case '`':
+			l.backtick(&scratch)
+		case '\\':
+			l.skip(2)
+		default:
+			l.i++
+		}
+	}
+	b.expansion(l.s[start:l.i])
+}
+
+// backtick reads `...`, whose body (with \$ \` \\ unescaped) is commands.
+func (l *shLexer) backtick(b *shWordBuf) {
+	j := l.i + 1
+	for j < len(l.s) && l.s[j] != '`' {
+		if l.s[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	body := l.s[l.i+1 : min(j, len(l.s))]
+	l.i = min(j+1, len(l.s))
+	r := strings.NewReplacer(`\$`, `$`, "\\`", "`", `\\`, `\`)
+	l.sc.lex(r.Replace(body), l.depth+1, l.nested)
+	b.expansion("$()")
+}
+
+// ansiC reads $'...' (l.i at the quote) and decodes its escapes.
+func (l *shLexer) ansiC() string {
+	j := l.i + 1
+	for j < len(l.s) && l.s[j] != '\'' {
+		if l.s[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	body := l.s[l.i+1 : min(j, len(l.s))]
+	l.i = min(j+1, len(l.s))
+	return shDecodeC(body)
+}
+
+var shRedirOps = []string{"&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">>", ">|", ">&", "<", ">"}
+
+func (l *shLexer) redirect(cmd *shCmd) {
+	op := ">"
+	for _, o := range shRedirOps {
+		if strings.HasPrefix(l.s[l.i:], o) {
+			op = o
+			break
+		}
+	}
+	l.skip(len(op))
+	for l.peek(0) == ' ' || l.peek(0) == '\t' {
+		l.i++
+	}
+	if op == "<<" || op == "<<-" {
+		l.heredoc(cmd, op)
+		return
+	}
+	target := l.target()
+	cmd.redirs = append(cmd.redirs, shRedir{op: op, target: target})
+	if op == "<<<" {
+		cmd.feeds = append(cmd.feeds, shFeed{text: target.text, dynamic: target.dynamic})
+	}
+}
+
+// target reads a redirection's word; a process substitution or a missing
+// word is an unknown target.
+func (l *shLexer) target() shWord {
+	if (l.peek(0) == '<' || l.peek(0) == '>') && l.peek(1) == '(' {
+		return l.procSubst()
+	}
+	if ws := l.word(); len(ws) > 0 {
+		return ws[0]
+	}
+	return shWord{dynamic: true, tailDyn: true}
+}
+
+func (l *shLexer) heredoc(cmd *shCmd, op string) {
+	start := l.i
+	ws := l.word()
+	d := shHeredoc{cmd: cmd, strip: op == "<<-", quoted: strings.ContainsAny(l.s[start:l.i], `'"\`)}
+	if len(ws) > 0 {
+		d.delim = ws[0].text
+	}
+	cmd.redirs = append(cmd.redirs, shRedir{op: op, target: shWord{text: d.delim, pattern: d.delim}})
+	l.pending = append(l.pending, d)
+}
+
+// readHeredocs reads the bodies of the here-documents opened on the line
+// just ended; an unquoted body's substitutions are commands too.
+func (l *shLexer) readHeredocs() {
+	docs := l.pending
+	l.pending = nil
+	for _, d := range docs {
+		body := l.heredocBody(d)
+		feed := shFeed{text: body, dynamic: !d.quoted && strings.ContainsAny(body, "$`")}
+		d.cmd.feeds = append(d.cmd.feeds, feed)
+		if feed.dynamic {
+			l.sc.lexExpansions(body, l.depth+1, l.nested)
+		}
+	}
+}
+
+func (l *shLexer) heredocBody(d shHeredoc) string {
+	var b strings.Builder
+	for l.i < len(l.s) {
+		line := l.s[l.i:]
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line = line[:j]
+			l.i += j + 1
+		} else {
+			l.i = len(l.s)
+		}
+		check := strings.TrimSuffix(line, "\r")
+		if d.strip {
+			check = strings.TrimLeft(check, "\t")
+		}
+		if check == d.delim {
+			break
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ---- words ----
+
+// shMeta are the characters a quote makes literal in a pattern.
+const shMeta = `*?[]{},\`
+
+type shWordBuf struct {
+	text, pat strings.Builder
+	dynPat    strings.Builder
+	started   bool
+	dynamic   bool
+	tailDyn   bool
+}
+
+func (b *shWordBuf) quoted(s string) {
+	b.started = true
+	b.text.WriteString(s)
+	shEscapeTo(&b.pat, s)
+	shEscapeTo(&b.dynPat, s)
+	if strings.Contains(s, "/") {
+		b.tailDyn = false
+	}
+}
+
+func (b *shWordBuf) bare(c byte) {
+	b.started = true
+	b.text.WriteByte(c)
+	b.pat.WriteByte(c)
+	shEscapeTo(&b.dynPat, string(c))
+	if c == '/' {
+		b.tailDyn = false
+	}
+}
+
+func (b *shWordBuf) expansion(raw string) {
+	b.started = true
+	b.text.WriteString(raw)
+	shEscapeTo(&b.pat, raw)
+	b.dynPat.WriteByte('*')
+	b.dynamic, b.tailDyn = true, true
+}
+
+// flush ends the word being built, brace-expanding it.
+func (l *shLexer) flush(b *shWordBuf, out []shWord) []shWord {
+	if !b.started {
+		return out
+	}
+	w := shWord{text: b.text.String(), pattern: b.pat.String(), dynamic: b.dynamic, tailDyn: b.tailDyn, dynPat: b.dynPat.String()}
+	*b = shWordBuf{}
+	alts, ok := shBraceExpand(w.pattern)
+	if !ok {
+		l.sc.suspicious = true
+	}
+	if len(alts) == 1 && alts[0] == w.pattern {
+		w.glob = shHasGlob(w.pattern)
+		return append(out, w)
+	}
+	for _, p := range alts {
+		out = append(out, shWord{text: shUnescape(p), pattern: p, dynamic: w.dynamic, tailDyn: w.tailDyn, dynPat: w.dynPat, glob: shHasGlob(p), brace: true})
+	}
+	return out
+}
+
+func shEscapeTo(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(shMeta, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+}
+
+func shEscape(s string) string {
+	var b strings.Builder
+	shEscapeTo(&b, s)
+	return b.String()
+}
+
+func shUnescape(p string) string {
+	if !strings.Contains(p, `\`) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+1 < len(p) {
+			i++
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+// shHasGlob: an unescaped * or ?, or [ with a ] after it.
+func shHasGlob(p string) bool {
+	lastClose := strings.LastIndexByte(p, ']')
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '*', '?':
+			return true
+		case '[':
+			if lastClose > i+1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shBraceExpand does bash brace expansion on a pattern: {a,b} gives one
+// word per alternative; a sequence {x..y} becomes * (it only makes letters
+// or digits). ok is false when the expansion is too large to follow.
+func shBraceExpand(p string) (out []string, ok bool) {
+	if !strings.Contains(p, "{") {
+		return []string{p}, true
+	}
+	if strings.Count(p, "{") > shMaxBraces || len(p) > 1<<12 {
+		if !strings.Contains(p, ",") && !strings.Contains(p, "..") {
+			return []string{p}, true
+		}
+		return []string{p}, false
+	}
+	work := []string{p}
+	for len(work) > 0 {
+		s := work[len(work)-1]
+		work = work[:len(work)-1]
+		open, close, commas := shFindBrace(s)
+		if open < 0 {
+			if out = append(out, s); len(out) > shMaxWords {
+				return out, false
+			}
+			continue
+		}
+		pre, post := s[:open], s[close+1:]
+		if len(commas) == 0 {
+			work = append(work, pre+"*"+post)
+			continue
+		}
+		bounds := append(append([]int{open}, commas...), close)
+		for i := len(bounds) - 1; i > 0; i-- {
+			work = append(work, pre+s[bounds[i-1]+1:bounds[i]]+post)
+		}
+		if len(work) > 4*shMaxWords {
+			return out, false
+		}
+	}
+	return out, true
+}
+
+// shFindBrace finds the first expandable brace group: its braces and its
+// top-level commas (none for a sequence).
+func shFindBrace(s string) (open, close int, commas []int) {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			if c, cm, ok := shBraceGroup(s, i); ok {
+				return i, c, cm
+			}
+		}
+	}
+	return -1, -1, nil
+}
+
+func shBraceGroup(s string, open int) (close int, commas []int, ok bool) {
+	depth := 0
+	for i := open + 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			return i, commas, len(commas) > 0 || strings.Contains(s[open+1:i], "..")
+		case ',':
+			if depth == 0 {
+				commas = append(commas, i)
+			}
+		}
+	}
+	return 0, nil, false
+}
+
+var shCEscapes = map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': '\n', 'r': '\r', 't': '\t', 'v': 11, '\\': '\\', '\'': '\'', '"': '"', '?': '?'}
+
+// shDecodeC decodes C-style escapes (\x2d \055 \u002d \n ...), as $'...'
+// does, and as a script's string literal would.
+func shDecodeC(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		c := s[i]
+		switch {
+		case shCEscapes[c] != 0:
+			b.WriteByte(shCEscapes[c])
+		case c == 'x' || c == 'u' || c == 'U':
+			digits := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+			n, k := shDigits(s[i+1:], 16, digits)
+			switch {
+			case k == 0:
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case c == 'x':
+				b.WriteByte(byte(n))
+			default:
+				b.WriteRune(shRune(n))
+			}
+			i += k
+		case c >= '0' && c <= '7':
+			n, k := shDigits(s[i:], 8, 3)
+			b.WriteByte(byte(n))
+			i += k - 1
+		case c == 'c' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i] & 0x1f)
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func shRune(n uint64) rune {
+	if n > utf8.MaxRune {
+		return utf8.RuneError
+	}
+	return rune(n)
+}
+
+// shDigits reads up to limit digits of base from s.
+func shDigits(s string, base uint64, limit int) (n uint64, k int) {
+	for k < limit && k < len(s) {
+		c := s[k] | 0x20 // lower-case a letter
+		var d uint64
+		switch {
+		case s[k] >= '0' && s[k] <= '9':
+			d = uint64(s[k] - '0')
+		case c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		default:
+			return n, k
+		}
+		if d >= base {
+			return n, k
+		}
+		n = n*base + d
+		k++
+	}
+	return n, k
+}
+
+func shNameStart(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func shNameChar(c byte) bool { return shNameStart(c) || c >= '0' && c <= '9' }
+
+// ---- commands ----
+
+// shReserved may come before a command word without being it.
+var shReserved = map[string]bool{"!": true, "{": true, "}": true, "if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true, "while": true, "until": true, "esac": true}
+
+// shNoCommand start compound commands whose first words run nothing.
+var shNoCommand = map[string]bool{"for": true, "select": true, "case": true, "function": true}
+
+// head is the index of the command word, after assignments and reserved
+// words; -1 when the command runs nothing.
+func (c *shCmd) head() int {
+	if c.noHead {
+		return -1
+	}
+	for i, w := range c.words {
+		switch {
+		case w.literal() && shReserved[w.text]:
+		case w.literal() && shNoCommand[w.text]:
+			return -1
+		case shIsAssignment(w.text):
+		default:
+			return i
+		}
+	}
+	return -1
+}
+
+// shIsAssignment: NAME=..., NAME+=..., NAME[...]=...
+func shIsAssignment(t string) bool {
+	i := 0
+	for i < len(t) && shNameChar(t[i]) {
+		i++
+	}
+	if i == 0 || !shNameStart(t[0]) {
+		return false
+	}
+	if i < len(t) && t[i] == '[' {
+		j := strings.IndexByte(t[i:], ']')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+	}
+	if i < len(t) && t[i] == '+' {
+		i++
+	}
+	return i < len(t) && t[i] == '='
+}
+
+// name is the lower-cased base name of word k ("/usr/bin/Env.exe" -> "env").
+func (c *shCmd) name(k int) string {
+	t := strings.ToLower(c.words[k].text)
+	t = t[strings.LastIndexByte(t, '/')+1:]
+	return strings.TrimSuffix(t, ".exe")
+}
+
+func (c *shCmd) allWords() []shWord {
+	if len(c.redirs) == 0 {
+		return c.words
+	}
+	ws := make([]shWord, 0, len(c.words)+len(c.redirs))
+	ws = append(ws, c.words...)
+	for _, r := range c.redirs {
+		ws = append(ws, r.target)
+	}
+	return ws
+}
+
+// shWrap describes a command that runs another: how to find it.
+type shWrap struct {
+	argOpts string // short options whose argument is the next word
+	skip    int    // positional arguments before the command (timeout's duration)
+	assigns bool   // NAME=value arguments (env)
+}
+
+var shWrappers = map[string]shWrap{
+	"env": {argOpts: "uCS", assigns: true}, "command": {}, "builtin": {}, "exec": {argOpts: "a"},
+	"nohup": {}, "setsid": {}, "time": {argOpts: "fo"}, "nice": {argOpts: "n"}, "ionice": {argOpts: "cnp"},
+	"stdbuf": {argOpts: "ioe"}, "timeout": {argOpts: "sk", skip: 1}, "sudo": {argOpts: "ugpChDRTU"},
+	"doas": {argOpts: "uC"}, "chroot": {skip: 1}, "taskset": {skip: 1}, "chrt": {skip: 1},
+	"flock": {argOpts: "wE", skip: 1}, "xargs": {argOpts: "adEILnPs"}, "unbuffer": {}, "busybox": {},
+	"caffeinate": {argOpts: "tw"}, "strace": {argOpts: "oepsEuIbaX"}, "ltrace": {argOpts: "oepsSuanl"},
+	"coproc": {}, "chronic": {}, "ifne": {}, "torsocks": {}, "firejail": {}, "unshare": {}, "nsenter": {},
+	"parallel": {argOpts: "jSIaEd"},
+}
+
+// shTarget is the command a simple command finally runs, through wrappers.
+type shTarget struct {
+	k     int    // its word, -1 for none
+	xargs bool   // its arguments come from stdin
+	repl  string // xargs' replace string (-I)
+	last  string // the last wrapper
+}
+
+func (c *shCmd) effective() shTarget {
+	t := shTarget{k: c.head()}
+	for t.k >= 0 {
+		name := c.name(t.k)
+		wr, ok := shWrappers[name]
+		if !ok || !c.words[t.k].literal() {
+			break
+		}
+		t.xargs = t.xargs || name == "xargs" || name == "parallel"
+		t.last = name
+		t.k = c.skipWrapper(t.k+1, wr, name == "xargs", &t.repl)
+		if t.k >= len(c.words) {
+			t.k = -1
+		}
+	}
+	return t
+}
+
+// skipWrapper skips a wrapper's options and positional arguments from j.
+func (c *shCmd) skipWrapper(j int, wr shWrap, xargs bool, repl *string) int {
+	for j < len(c.words) {
+		t := c.words[j].text
+		switch {
+		case t == "--":
+			return j + 1 + wr.skip
+		case wr.assigns && shIsAssignment(t):
+			j++
+		case len(t) > 1 && t[0] == '-':
+			j += c.wrapperOption(j, wr, xargs, repl)
+		default:
+			return j + wr.skip
+		}
+	}
+	return j
+}
+
+func (c *shCmd) wrapperOption(j int, wr shWrap, xargs bool, repl *string) int {
+	t := c.words[j].text
+	if xargs {
+		switch {
+		case t == "-I":
+			if j+1 < len(c.words) {
+				*repl = c.words[j+1].text
+			}
+			return 2
+		case t == "-i" || t == "--replace":
+			*repl = "{}"
+		case strings.HasPrefix(t, "-I") || strings.HasPrefix(t, "-i"):
+			*repl = t[2:]
+		case strings.HasPrefix(t, "--replace="):
+			*repl = t[len("--replace="):]
+		}
+	}
+	if len(t) == 2 && strings.IndexByte(wr.argOpts, t[1]) >= 0 {
+		return 2
+	}
+	return 1
+}
+
+var shShells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "yash": true, "posh": true, "fish": true, "csh": true, "tcsh": true, "rbash": true, "ksh93": true, "oksh": true}
+
+// shInterp reports whether name is a script interpreter, and which short
+// options take code (python -c, perl -e, node -e, ...).
+func shInterp(name string) (codeFlags string, ok bool) {
+	switch {
+	case strings.HasPrefix(name, "python"), strings.HasPrefix(name, "pypy"):
+		return "c", true
+	case name == "perl", strings.HasPrefix(name, "perl5"):
+		return "eE", true
+	case strings.HasPrefix(name, "ruby"), strings.HasPrefix(name, "lua"), name == "osascript", name == "rscript":
+		return "e", true
+	case name == "node", name == "nodejs", name == "deno", name == "bun":
+		return "ep", true
+	case strings.HasPrefix(name, "php"):
+		return "r", true
+	case strings.HasPrefix(name, "tclsh"), name == "wish":
+		return "", true
+	}
+	return "", false
+}
+
+// shDashC run the argument of -c / --command as shell code.
+var shDashC = map[string]bool{"su": true, "runuser": true, "script": true, "flock": true}
+
+// derive follows the code a command carries: strings run as shell code are
+// lexed as nested commands; code the scan cannot see (a computed command
+// name, code on a pipe, a dynamic -c string) makes the scan suspicious.
+func (sc *shScan) derive(c *shCmd) {
+	if h := c.head(); h >= 0 {
+		sc.deriveHead(c, c.name(h), c.words[h+1:])
+	}
+	sc.quotedSubstitutions(c)
+	t := c.effective()
+	if t.xargs && t.k < 0 && t.last != "xargs" {
+		// `xargs env`, `parallel`: the command itself comes from stdin
+		sc.suspicious = true
+	}
+	if t.k < 0 || sc.suspicious {
+		return
+	}
+	if shOpaqueCommand(c.words[t.k], t.repl) {
+		sc.suspicious = true
+		return
+	}
+	name, args := c.name(t.k), c.words[t.k+1:]
+	if shShells[name] {
+		sc.deriveProgram(c, t, shProgArgs(args, "c", true), true)
+	} else if flags, ok := shInterp(name); ok {
+		sc.deriveProgram(c, t, shProgArgs(args, flags, false), false)
+	}
+	switch name {
+	case "eval":
+		sc.lexCode(c, args, t.xargs)
+	case "trap":
+		if len(args) > 0 && !strings.HasPrefix(args[0].text, "-") {
+			sc.lexCode(c, args[:1], t.xargs)
+		}
+	case "source", ".":
+		sc.deriveSource(c, t, args)
+	case "find":
+		sc.findExecs(c, args)
+	case "alias", "hash":
+		if t.xargs || shAnyDynamic(args) {
+			sc.suspicious = true
+		}
+	case "watch":
+		sc.lexCode(c, shAfterOptions(args, "n", 0), t.xargs)
+	case "ssh":
+		sc.lexCode(c, shAfterOptions(args, "bcDEeFIiJLlmOopQRSWw", 1), t.xargs)
+	}
+}
+
+// quotedSubstitutions lexes the $(...) and `...` inside quoted (literal)
+// words: bash evaluates such text again in places (PS4, PROMPT_COMMAND,
+// array subscripts of test -v / printf -v / unset), so what they run counts.
+func (sc *shScan) quotedSubstitutions(c *shCmd) {
+	for _, w := range c.words {
+		if !w.dynamic && (strings.Contains(w.text, "$(") || strings.Contains(w.text, "`")) {
+			sc.lexExpansions(w.text, c.depth+1, true)
+		}
+	}
+}
+
+// deriveHead handles code given to the outer command itself: env -S's
+// string, and -c of su, runuser, script and flock.
+func (sc *shScan) deriveHead(c *shCmd, name string, args []shWord) {
+	for j, a := range args {
+		t := a.text
+		switch {
+		case name == "env" && (t == "-S" || t == "--split-string"), shDashC[name] && (t == "-c" || t == "--command"):
+			if j+1 < len(args) {
+				sc.lexCode(c, args[j+1:j+2], false)
+			}
+		case name == "env" && strings.HasPrefix(t, "-S"):
+			sc.lexCode(c, []shWord{{text: t[2:], dynamic: a.dynamic}}, false)
+		}
+	}
+}
+
+// shOpaqueCommand: a command word whose name is only known at run time: a
+// glob or an expansion in its last component, or xargs' replace string.
+func shOpaqueCommand(w shWord, repl string) bool {
+	if repl != "" && strings.Contains(w.text, repl) {
+		return true
+	}
+	tail := w.pattern[strings.LastIndexByte(w.pattern, '/')+1:]
+	if shHasGlob(tail) {
+		return true
+	}
+	return w.dynamic && (w.tailDyn || tail == "" || tail == "." || tail == "..")
+}
+
+// shProg is where an interpreter takes its code from.
+type shProg struct {
+	codes    []shWord // -c / -e arguments
+	wantCode bool     // a code option without its argument
+	script   *shWord  // the script file (python -m: the module)
+	stdin    bool     // code on stdin
+}
+
+var shStdinPaths = map[string]bool{"-": true, "/dev/stdin": true, "/dev/fd/0": true, "/proc/self/fd/0": true}
+
+// shProgArgs reads an interpreter's arguments. A shell's -c takes the first
+// operand as code; an interpreter's -c/-e takes the rest of its option
+// word or the next word.
+func shProgArgs(args []shWord, codeFlags string, shell bool) shProg {
+	var p shProg
+	for j := 0; j < len(args); j++ {
+		t := args[j].text
+		switch {
+		case t == "--":
+			if j+1 < len(args) {
+				p.operand(args[j+1], shell)
+			}
+			return p.done()
+		case t == "--eval" || t == "--print" || t == "--command":
+			p.wantCode = true
+			if j+1 < len(args) && !shell {
+				p.codes = append(p.codes, args[j+1])
+				j++
+			}
+		case t == "--rcfile" || t == "--init-file" || t == "--require":
+			j++
+		case strings.HasPrefix(t, "--eval="):
+			p.codes = append(p.codes, shWord{text: t[len("--eval="):], dynamic: args[j].dynamic})
+		case len(t) > 1 && (t[0] == '-' || t[0] == '+') && !strings.HasPrefix(t, "--"):
+			j += p.option(args, j, codeFlags, shell)
+		case strings.HasPrefix(t, "--"):
+		default:
+			p.operand(args[j], shell)
+			return p.done()
+		}
+	}
+	return p.done()
+}
+
+// option reads one short-option cluster; it returns the extra words used.
+func (p *shProg) option(args []shWord, j int, codeFlags string, shell bool) int {
+	t := args[j].text
+	for i := 1; i < len(t); i++ {
+		switch f := t[i]; {
+		case shell && f == 'c':
+			p.wantCode = true
+		case shell && f == 's':
+			p.stdin = true
+		case shell && (f == 'o' || f == 'O'):
+			return 1
+		case !shell && f == 'm':
+			if j+1 < len(args) {
+				p.script = &args[j+1]
+			}
+			return 1
+		case !shell && strings.IndexByte(codeFlags, f) >= 0:
+			p.wantCode = true
+			if i+1 < len(t) {
+				p.codes = append(p.codes, shWord{text: t[i+1:], dynamic: args[j].dynamic})
+				return 0
+			}
+			if j+1 < len(args) {
+				p.codes = append(p.codes, args[j+1])
+				return 1
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+func (p *shProg) operand(w shWord, shell bool) {
+	if shell && p.wantCode && len(p.codes) == 0 {
+		p.codes = append(p.codes, w)
+	} else if p.script == nil {
+		p.script = &w
+	}
+}
+
+func (p shProg) done() shProg {
+	if len(p.codes) == 0 && (p.script == nil || shStdinPaths[p.script.text]) {
+		p.stdin = true
+	}
+	return p
+}
+
+func (sc *shScan) deriveProgram(c *shCmd, t shTarget, p shProg, shell bool) {
+	switch {
+	case t.xargs || p.wantCode && len(p.codes) == 0:
+		sc.suspicious = true
+	case len(p.codes) > 0:
+		for _, code := range p.codes {
+			if code.dynamic {
+				sc.suspicious = true
+				return
+			}
+			if shell {
+				sc.lex(code.text, c.depth+1, true)
+			}
+		}
+	case p.stdin:
+		sc.stdinCode(c, shell)
+	case p.script != nil && p.script.dynamic && (c.takesInput() || p.script.procSub):
+		// A computed script path may be /dev/stdin, reading code this
+		// command feeds it. Otherwise a script file is unseen whatever its
+		// path's spelling (README, "Threat model": scripts in files).
+		sc.suspicious = true
+	}
+}
+
+// takesInput: the command reads something this command line gives it: a
+// pipe, a here-document or here-string, or an input redirection.
+func (c *shCmd) takesInput() bool {
+	if c.piped || len(c.feeds) > 0 {
+		return true
+	}
+	for _, r := range c.redirs {
+		if strings.HasPrefix(r.op, "<") {
+			return true
+		}
+	}
+	return false
+}
+
+// stdinCode handles an interpreter reading its code on stdin: visible
+// here-documents are lexed (for a shell), a pipe or a computed input is
+// code the scan cannot see.
+func (sc *shScan) stdinCode(c *shCmd, shell bool) {
+	for _, f := range c.feeds {
+		if f.dynamic {
+			sc.suspicious = true
+			return
+		}
+		if shell {
+			sc.lex(f.text, c.depth+1, true)
+		}
+	}
+	if len(c.feeds) > 0 {
+		return
+	}
+	if c.piped {
+		sc.suspicious = true
+	}
+	for _, r := range c.redirs {
+		if strings.HasPrefix(r.op, "<") && r.target.dynamic {
+			sc.suspicious = true
+		}
+	}
+}
+
+func (sc *shScan) deriveSource(c *shCmd, t shTarget, args []shWord) {
+	if len(args) == 0 {
+		return
+	}
+	switch {
+	case t.xargs || args[0].dynamic && (c.takesInput() || args[0].procSub):
+		sc.suspicious = true
+	case shStdinPaths[args[0].text]:
+		sc.stdinCode(c, true)
+	}
+}
+
+// lexCode lexes words the shell joins and runs as code (eval, trap, ssh).
+// Computed code, or code arriving through xargs, cannot be seen.
+func (sc *shScan) lexCode(c *shCmd, args []shWord, fromXargs bool) {
+	if len(args) == 0 {
+		return
+	}
+	if fromXargs || shAnyDynamic(args) {
+		sc.suspicious = true
+		return
+	}
+	texts := make([]string, len(args))
+	for i, a := range args {
+		texts[i] = a.text
+	}
+	sc.lex(strings.Join(texts, " "), c.depth+1, true)
+}
+
+// findExecs adds the commands of find's -exec/-ok actions, nested.
+func (sc *shScan) findExecs(c *shCmd, args []shWord) {
+	for j := 0; j < len(args); j++ {
+		switch args[j].text {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		end := j + 1
+		for end < len(args) && args[end].text != ";" && args[end].text != "+" {
+			end++
+		}
+		seg := args[j+1 : end]
+		j = end
+		switch {
+		case len(seg) == 0:
+		case strings.Contains(seg[0].text, "{}") || c.depth+1 > shMaxDepth:
+			sc.suspicious = true
+			return
+		default:
+			sc.cmds = append(sc.cmds, &shCmd{words: seg, nested: true, depth: c.depth + 1})
+		}
+	}
+}
+
+// shAfterOptions skips options (argOpts take the next word) and skip
+// operands (ssh's host), returning the words that form a command.
+func shAfterOptions(args []shWord, argOpts string, skip int) []shWord {
+	j := 0
+	for j < len(args) && len(args[j].text) > 1 && args[j].text[0] == '-' {
+		t := args[j].text
+		j++
+		if t == "--" {
+			break
+		}
+		if len(t) == 2 && strings.IndexByte(argOpts, t[1]) >= 0 {
+			j++
+		}
+	}
+	return args[min(j+skip, len(args)):]
+}
+
+func shAnyDynamic(ws []shWord) bool {
+	for _, w := range ws {
+		if w.dynamic {
+			return true
+		}
+	}
+	return false
+}
+
+// shDeclares take NAME=value arguments that set variables.
+var shDeclares = map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
+
+// vars collects the values assigned in the command, the last one winning,
+// so that $A$B can be read as the name it spells.
+func (sc *shScan) vars() map[string]string {
+	vars := map[string]string{}
+	for _, c := range sc.cmds {
+		h := c.head()
+		for i, w := range c.words {
+			if !shIsAssignment(w.text) || h >= 0 && i > h && !shDeclares[c.name(h)] {
+				continue
+			}
+			name, val, _ := strings.Cut(w.text, "=")
+			name, _, _ = strings.Cut(strings.TrimSuffix(name, "+"), "[")
+			vars[name] = val
+		}
+	}
+	return vars
+}
+
+// shSpeculate spells a dynamic word two ways: its expansions dropped, and
+// replaced by their default/alternate word (${X:-w}) or the value last
+// assigned in the command.
+func shSpeculate(text string, vars map[string]string) (bare, alt string) {
+	var b, a strings.Builder
+	for i := 0; i < len(text); i++ {
+		if text[i] != '$' || i+1 == len(text) {
+			b.WriteByte(text[i])
+			a.WriteByte(text[i])
+			continue
+		}
+		switch n := text[i+1]; {
+		case n == '{':
+			end := strings.IndexByte(text[i:], '}')
+			if end < 0 {
+				end = len(text) - i
+			}
+			a.WriteString(shParamValue(text[i+2:i+end], vars))
+			i += end
+		case n == '(':
+			end := strings.IndexByte(text[i:], ')')
+			if end < 0 {
+				end = len(text) - i
+			}
+			i += end
+		case shNameStart(n):
+			j := i + 1
+			for j < len(text) && shNameChar(text[j]) {
+				j++
+			}
+			a.WriteString(vars[text[i+1:j]])
+			i = j - 1
+		default:
+			i++
+		}
+	}
+	return b.String(), a.String()
+}
+
+// shParamValue guesses the value of ${inner}.
+func shParamValue(inner string, vars map[string]string) string {
+	j := 0
+	for j < len(inner) && shNameChar(inner[j]) {
+		j++
+	}
+	name, rest := inner[:j], inner[j:]
+	rest = strings.TrimPrefix(rest, ":")
+	if v, ok := vars[name]; ok && !strings.HasPrefix(rest, "+") {
+		return v
+	}
+	if rest != "" && strings.IndexByte("-=+?", rest[0]) >= 0 {
+		return strings.Trim(rest[1:], `'"`)
+	}
+	return ""
+}
+
+// ---- NamesBinary ----
+
+// NamesBinary reports whether a Bash command names the orch-hook binary (a
+// word or path component spelling orch-hook, orch-hook.exe or a release
+// name orch-hook-<os>-<arch>, a glob matching one, or the variables
+// CLAUDE_PLUGIN_ROOT/CLAUDE_PLUGIN_DATA under which it lives), and whether
+// every such place is a plain invocation: the binary as the command word,
+// literal arguments plainOK accepts, no stdin redirection. Words are also
+// read as text (a commit message, a here-document, a python -c string), so
+// any mention outside a plain invocation is not allowed. A command the scan
+// cannot follow (its command name or code computed at run time, code piped
+// into a shell or an interpreter) counts as naming it, not allowed.
+// allowed is true when named is false.
+func NamesBinary(cmd string, plainOK func(args []string) bool) (named bool, allowed bool) {
+	sc := shellScan(cmd)
+	if sc.suspicious {
+		return true, false
+	}
+	vars := sc.vars()
+	allowed = true
+	for _, c := range sc.cmds {
+		if c.namesBinary(vars) {
+			named = true
+			allowed = allowed && c.plainInvocation(plainOK, vars)
+		}
+	}
+	return named, allowed
+}
+
+func (c *shCmd) namesBinary(vars map[string]string) bool {
+	for _, w := range c.allWords() {
+		if shWordNamesBinary(w, vars) {
+			return true
+		}
+	}
+	for _, f := range c.feeds {
+		if shTextNamesBinary(f.text) {
+			return true
+		}
+	}
+	return c.findPatternNamesBinary()
+}
+
+// plainInvocation: `[VAR=x] [path/]orch-hook literal-args [> out]`, not
+// parsed from a code string.
+func (c *shCmd) plainInvocation(plainOK func([]string) bool, vars map[string]string) bool {
+	k := c.head()
+	if c.nested || k < 0 || len(c.feeds) > 0 || plainOK == nil {
+		return false
+	}
+	if w := c.words[k]; !w.literal() || !shIsBinaryName(c.name(k)) {
+		return false
+	}
+	args := []string{}
+	for _, a := range c.words[k+1:] {
+		if !a.literal() {
+			return false
+		}
+		args = append(args, a.text)
+	}
+	for _, r := range c.redirs {
+		if strings.Contains(r.op, "<") || shWordNamesBinary(r.target, vars) {
+			return false
+		}
+	}
+	return plainOK(args)
+}
+
+// shTexts are the spellings a word may have at run time: as written, with
+// C escapes decoded (a script's "\x2d"), and for a dynamic word with its
+// expansions dropped or guessed.
+func shTexts(w shWord, vars map[string]string) []string {
+	out := []string{w.text}
+	if strings.Contains(w.text, `\`) {
+		out = append(out, shDecodeC(w.text))
+	}
+	if w.dynamic {
+		bare, alt := shSpeculate(w.text, vars)
+		out = append(out, bare, alt)
+	}
+	return out
+}
+
+var shJoinRE = lazyRegexp(`['"]\s*[+.]?\s*['"]`)
+
+// shNorm lower-cases a spelling, joins adjacent string literals as a
+// script would ('orch-'+'hook', "a" . "b") and drops backslashes.
+func shNorm(s string) string {
+	s = strings.ToLower(s)
+	if strings.ContainsAny(s, `'"`) {
+		s = shJoinRE.get().ReplaceAllString(s, "")
+	}
+	return strings.ReplaceAll(s, `\`, "")
+}
+
+func shWordNamesBinary(w shWord, vars map[string]string) bool {
+	for _, t := range shTexts(w, vars) {
+		if shTextNamesBinary(t) {
+			return true
+		}
+	}
+	if w.glob {
+		for _, comp := range strings.Split(strings.ToLower(w.pattern), "/") {
+			if shGlobNamesBinary(comp) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func shTextNamesBinary(s string) bool {
+	s = shNorm(s)
+	if strings.Contains(s, "claude_plugin_root") || strings.Contains(s, "claude_plugin_data") {
+		return true
+	}
+	for _, tok := range strings.FieldsFunc(s, shNotNameRune) {
+		if shIsBinaryName(tok) {
+			return true
+		}
+	}
+	return false
+}
+
+func shNotNameRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_')
+}
+
+var shOSes = []string{"linux", "darwin", "windows", "freebsd", "openbsd", "netbsd", "dragonfly", "solaris", "illumos", "aix", "android", "ios", "plan9"}
+
+// shIsBinaryName: orch-hook, orch-hook.exe, orch-hook-<os>-<arch>[.exe]
+// (lower-case; a trailing dot, as at the end of a sentence, is ignored).
+func shIsBinaryName(tok string) bool {
+	tok = strings.TrimSuffix(strings.TrimRight(tok, "."), ".exe")
+	rest, ok := strings.CutPrefix(tok, "orch-hook")
+	if !ok || rest == "" {
+		return ok
+	}
+	if rest[0] != '-' && rest[0] != '_' {
+		return false
+	}
+	for _, os := range shOSes {
+		if strings.HasPrefix(rest[1:], os) {
+			return true
+		}
+	}
+	return false
+}
+
+// shBinaryNames are the names a glob is tried against.
+var shBinaryNames = func() []string {
+	names := []string{"orch-hook", "orch-hook.exe"}
+	for _, os := range []string{"linux", "darwin", "windows", "freebsd"} {
+		for _, arch := range []string{"amd64", "arm64", "386", "arm"} {
+			names = append(names, "orch-hook-"+os+"-"+arch, "orch-hook-"+os+"-"+arch+".exe")
+		}
+	}
+	return names
+}()
+
+// shGlobNamesBinary: a glob component that matches a binary name, pins at
+// least 4 characters, and does not also match the same name with
+// "orch-hook" replaced (so *.exe or *-amd64 are not taken for it).
+func shGlobNamesBinary(comp string) bool {
+	if !shHasGlob(comp) || shGlobLiterals(comp) < 4 {
+		return false
+	}
+	for _, n := range shBinaryNames {
+		if shMatch(comp, n) && !shMatch(comp, strings.Replace(n, "orch-hook", "abcd-wxyz", 1)) {
+			return true
+		}
+	}
+	return false
+}
+
+// shGlobLiterals counts the characters a pattern pins: literals, and one
+// per bracket expression.
+func shGlobLiterals(p string) int {
+	n := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*', '?':
+			continue
+		case '\\':
+			i++
+		case '[':
+			if j := strings.IndexByte(p[i+1:], ']'); j >= 0 {
+				i += j + 1
+			}
+		}
+		n++
+	}
+	return n
+}
+
+func shMatch(pattern, name string) bool {
+	ok, err := path.Match(pattern, name)
+	return ok && err == nil
+}
+
+// findPatternNamesBinary: find's -name/-path patterns are globs even when
+// quoted, and -regex a regular expression.
+func (c *shCmd) findPatternNamesBinary() bool {
+	t := c.effective()
+	if t.k < 0 || c.name(t.k) != "find" {
+		return false
+	}
+	args := c.words[t.k+1:]
+	for j := 0; j+1 < len(args); j++ {
+		pat := strings.ToLower(args[j+1].text)
+		switch args[j].text {
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-lname", "-ilname":
+			for _, comp := range strings.Split(pat, "/") {
+				if shGlobNamesBinary(comp) {
+					return true
+				}
+			}
+		case "-regex", "-iregex":
+			if shRegexNamesBinary(pat) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func shRegexNamesBinary(expr string) bool {
+	re, err := regexp.Compile(`(?i)^(?:` + expr + `)$`)
+	if err != nil {
+		return false
+	}
+	for _, n := range shBinaryNames {
+		decoy := strings.Replace(n, "orch-hook", "abcd-wxyz", 1)
+		for _, dir := range []string{"", "./", "/p/bin/"} {
+			if re.MatchString(dir+n) && !re.MatchString(dir+decoy) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ---- MentionsPath ----
+
+// MentionsPath reports whether a Bash command may denote dir (relative to
+// the project root, e.g. ".orchestrator/state") or something under it: a
+// word relative to cwdRel (the shell's directory relative to the root, ""
+// for the root) or to a directory the command cd's to, an absolute word
+// containing /dir, or a glob whose components match dir's. Globs follow the
+// shell: * and ? do not match a leading dot (unless the command mentions
+// dotglob), so `rm -rf *` does not reach .orchestrator but `.*` and `.o*`
+// do. A word with expansions counts when its literal parts match dir's
+// components ("$(...)"/state). Words naming a parent of dir (".", "..",
+// ".orchestrator" for ".orchestrator/state") do not count: combine with the
+// parent and ChangesFiles. True when cwdRel is under dir, when a cd target
+// is computed at run time, and when the scan cannot follow the command.
+func MentionsPath(cmd, cwdRel, dir string) bool {
+	want := strings.Split(path.Clean(strings.ToLower(dir)), "/")
+	cwd := path.Clean(strings.ToLower(cwdRel))
+	if want[0] == "." || shUnder(strings.Split(cwd, "/"), want) {
+		return true
+	}
+	sc := shellScan(cmd)
+	if sc.suspicious {
+		return true
+	}
+	bases, unknown := sc.bases(shEscape(cwd))
+	if unknown {
+		return true
+	}
+	m := shMatcher{want: want, bases: bases, dotglob: sc.dotglob()}
+	vars := sc.vars()
+	for _, c := range sc.cmds {
+		for _, w := range c.allWords() {
+			if m.word(w, vars) {
+				return true
+			}
+		}
+		for _, f := range c.feeds {
+			if m.text(f.text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func shUnder(p, want []string) bool {
+	if len(p) < len(want) {
+		return false
+	}
+	for k, d := range want {
+		if p[k] != d {
+			return false
+		}
+	}
+	return true
+}
+
+// bases are the directories relative words may be relative to: the
+// session's, and every directory the command cd's to (all of them, for
+// every word: subshells and order are not followed). unknown: a cd target
+// only known at run time.
+func (sc *shScan) bases(start string) (bases []string, unknown bool) {
+	bases = []string{start}
+	for _, c := range sc.cmds {
+		h := c.head()
+		if h < 0 {
+			continue
+		}
+		switch c.name(h) {
+		case "cd", "pushd":
+		case "popd":
+			return nil, true
+		default:
+			continue
+		}
+		target := "~"
+		if args := shAfterOptions(c.words[h+1:], "", 0); len(args) > 0 {
+			if args[0].dynamic || args[0].text == "-" {
+				return nil, true
+			}
+			target = shPatNorm(args[0].pattern)
+		}
+		for _, b := range bases {
+			if next := shJoin(b, target); !contains(bases, next) {
+				bases = append(bases, next)
+			}
+		}
+		if len(bases) > shMaxBases {
+			return nil, true
+		}
+	}
+	return bases, false
+}
+
+func shJoin(base, p string) string {
+	if shIsAbs(p) {
+		return path.Clean(p)
+	}
+	return path.Join(base, p)
+}
+
+func shIsAbs(p string) bool { return strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") }
+
+func (sc *shScan) dotglob() bool {
+	for _, c := range sc.cmds {
+		for _, w := range c.words {
+			t := strings.ToLower(w.text)
+			if strings.Contains(t, "dotglob") || strings.Contains(t, "globdot") || strings.HasPrefix(t, "globignore=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shPatNorm lower-cases a pattern and drops its literal backslashes.
+func shPatNorm(p string) string {
+	return strings.ReplaceAll(strings.ToLower(p), `\\`, "")
+}
+
+type shMatcher struct {
+	want    []string
+	bases   []string
+	dotglob bool
+}
+
+func (m *shMatcher) word(w shWord, vars map[string]string) bool {
+	if w.glob && m.pattern(shPatNorm(w.pattern)) {
+		return true
+	}
+	if w.dynamic {
+		p := shPatNorm(w.dynPat)
+		_, value, assigned := strings.Cut(p, "=") // X=$(...)/state
+		if m.computed(p) || assigned && m.computed(value) {
+			return true
+		}
+	}
+	for _, t := range shTexts(w, vars) {
+		if m.text(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// text tries a literal spelling whole, and split into path-like tokens
+// (as found in --opt=path or a script's string literals; a token's glob
+// characters count, as a script may glob).
+func (m *shMatcher) text(s string) bool {
+	s = shNorm(s)
+	if m.pattern(shEscape(s)) {
+		return true
+	}
+	for _, tok := range strings.FieldsFunc(s, shNotPathRune) {
+		if m.pattern(tok) || len(tok) > 2 && tok[0] == '-' && m.pattern(tok[2:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func shNotPathRune(r rune) bool {
+	return r <= ' ' || strings.ContainsRune("'\"`;|&()<>{}=,:$#", r)
+}
+
+// computed matches a word holding expansions, each a * that may be
+// anything (a dot name, an absolute path): "$(...)"/state may be
+// .orchestrator/state. It needs 3 literal characters of dir's components
+// as evidence, so "$f" or "$TMPDIR/x" alone do not count; a path computed
+// entirely at run time is not seen.
+func (m *shMatcher) computed(p string) bool {
+	if strings.HasPrefix(p, "*") || shIsAbs(p) {
+		return m.computedAt(path.Clean(p))
+	}
+	for _, b := range m.bases {
+		if m.computedAt(shJoin(b, p)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *shMatcher) computedAt(full string) bool {
+	p := strings.Split(full, "/")
+	last := 0
+	if strings.HasPrefix(full, "*") || shIsAbs(full) || full == ".." || strings.HasPrefix(full, "../") {
+		last = len(p) - len(m.want)
+	}
+	for i := 0; i <= last && i+len(m.want) <= len(p); i++ {
+		evidence := 0
+		for k, d := range m.want {
+			if !shCompMatch(p[i+k], d, true) {
+				evidence = -1
+				break
+			}
+			evidence += len(shUnescape(strings.ReplaceAll(p[i+k], "*", "")))
+		}
+		if evidence >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *shMatcher) pattern(p string) bool {
+	if p == "" {
+		return false
+	}
+	if shIsAbs(p) {
+		return m.align(strings.Split(path.Clean(p), "/"), true)
+	}
+	for _, b := range m.bases {
+		full := path.Join(b, p)
+		loose := shIsAbs(full) || full == ".." || strings.HasPrefix(full, "../")
+		if m.align(strings.Split(full, "/"), loose) {
+			return true
+		}
+	}
+	return false
+}
+
+// align matches dir's components at the start of p, or (for an absolute
+// path or one leaving the project) anywhere in it.
+func (m *shMatcher) align(p []string, loose bool) bool {
+	last := 0
+	if loose {
+		last = len(p) - len(m.want)
+	}
+	for i := 0; i <= last && i+len(m.want) <= len(p); i++ {
+		if m.matchAt(p[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *shMatcher) matchAt(p []string) bool {
+	for k, d := range m.want {
+		if !shCompMatch(p[k], d, m.dotglob) {
+			return false
+		}
+	}
+	return true
+}
+
+func shCompMatch(pat, name string, dotglob bool) bool {
+	if !shHasGlob(pat) {
+		return shUnescape(pat) == name
+	}
+	if strings.HasPrefix(name, ".") && !dotglob && (pat[0] == '*' || pat[0] == '?') {
+		return false
+	}
+	return shMatch(pat, name)
+}
+
+// ---- ChangesFiles ----
+
+// ChangesFiles reports whether a Bash command may change files. It is a
+// heuristic over the common tools, not a proof: an output redirection to a
+// file, sed -i, perl, find -delete/-exec, awk printing to a file, a script
+// interpreter or a shell running code, git, and the file utilities in
+// shWriters; a command the scan cannot follow counts. Any other program
+// (make, go, npm, a script) may write files unseen.
+func ChangesFiles(cmd string) bool {
+	sc := shellScan(cmd)
+	if sc.suspicious {
+		return true
+	}
+	for _, c := range sc.cmds {
+		if c.writesByRedirect() || c.writesByCommand() {
+			return true
+		}
+	}
+	return false
+}
+
+var shDevices = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
+
+func (c *shCmd) writesByRedirect() bool {
+	for _, r := range c.redirs {
+		switch r.op {
+		case ">", ">>", ">|", "&>", "&>>", "<>":
+		case ">&":
+			if t := r.target.text; t == "-" || shIsFD(r.target) {
+				continue
+			}
+		default:
+			continue
+		}
+		t := r.target.text
+		if r.target.dynamic || !shDevices[t] && !strings.HasPrefix(t, "/dev/fd/") {
+			return true
+		}
+	}
+	return false
+}
+
+// shWriters are commands that change files whatever their arguments.
+var shWriters = map[string]bool{
+	"rm": true, "rmdir": true, "mv": true, "cp": true, "unlink": true, "truncate": true, "ln": true,
+	"chmod": true, "chown": true, "chgrp": true, "tee": true, "dd": true, "install": true, "rsync": true,
+	"tar": true, "unzip": true, "touch": true, "mkdir": true, "git": true, "patch": true, "shred": true,
+	"sponge": true, "mkfifo": true, "mknod": true, "mktemp": true, "split": true, "csplit": true,
+	"gzip": true, "gunzip": true, "bzip2": true, "bunzip2": true, "xz": true, "unxz": true, "zstd": true,
+	"unzstd": true, "zip": true, "7z": true, "7za": true, "rename": true, "setfacl": true, "chattr": true,
+	"ed": true, "ex": true, "vi": true, "vim": true, "nvim": true, "emacs": true, "nano": true,
+	"wget": true, "scp": true, "sftp": true, "ssh": true, "cpio": true,
+}
+
+func (c *shCmd) writesByCommand() bool {
+	t := c.effective()
+	if t.k < 0 {
+		return false
+	}
+	name, args := c.name(t.k), c.words[t.k+1:]
+	_, interp := shInterp(name)
+	switch {
+	case shWriters[name] || shHasArg(args, "--in-place", "--in-place="):
+		return true
+	case name == "sed":
+		return shSedWrites(args)
+	case name == "find":
+		return shHasArg(args, "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls")
+	case name == "curl":
+		return shCurlWrites(args)
+	case name == "gofmt" || name == "goimports":
+		return shHasArg(args, "-w")
+	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
+		return shAwkWrites(args)
+	case interp || shShells[name] || name == "source" || name == ".":
+		return !shOnlyVersion(args)
+	}
+	return false
+}
+
+// shHasArg: an argument equal to one of opts (those ending in '=' match as
+// a prefix).
+func shHasArg(args []shWord, opts ...string) bool {
+	for _, a := range args {
+		for _, o := range opts {
+			if a.text == o || strings.HasSuffix(o, "=") && strings.HasPrefix(a.text, o) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func shOnlyVersion(args []shWord) bool {
+	for _, a := range args {
+		switch a.text {
+		case "--version", "-v", "-V", "--help", "-h":
+		default:
+			return false
+		}
+	}
+	return len(args) > 0
+}
+
+// shSedScriptRE finds sed's w/W (write a file) and e (run a command).
+var shSedScriptRE = lazyRegexp(`(^|[^a-zA-Z]|/[gpIiMm0-9]+)[wWe](\s|;|\}|$)`)
+
+func shSedWrites(args []shWord) bool {
+	scripted := false
+	for j := 0; j < len(args); j++ {
+		t := args[j].text
+		var script string
+		switch {
+		case strings.HasPrefix(t, "--in-place"):
+			return true
+		case t == "--expression" && j+1 < len(args):
+			j++
+			script, scripted = args[j].text, true
+		case strings.HasPrefix(t, "--expression="):
+			script, scripted = t[len("--expression="):], true
+		case strings.HasPrefix(t, "--") || t == "-":
+		case len(t) > 1 && t[0] == '-':
+			s, inPlace, used := shSedOption(args, j)
+			if inPlace {
+				return true
+			}
+			j += used
+			if s != nil {
+				script, scripted = *s, true
+			}
+		case !scripted:
+			script, scripted = t, true
+		}
+		if shSedScriptRE.MatchString(script) {
+			return true
+		}
+	}
+	return false
+}
+
+// shSedOption reads a short-option cluster: -i (in place), -e script,
+// -f/-l with an argument.
+func shSedOption(args []shWord, j int) (script *string, inPlace bool, used int) {
+	t := args[j].text
+	for i := 1; i < len(t); i++ {
+		switch t[i] {
+		case 'i':
+			return nil, true, 0
+		case 'e', 'f', 'l':
+			arg := t[i+1:]
+			if arg == "" && j+1 < len(args) {
+				arg, used = args[j+1].text, 1
+			}
+			if t[i] == 'e' {
+				return &arg, false, used
+			}
+			return nil, false, used
+		}
+	}
+	return nil, false, 0
+}
+
+func shCurlWrites(args []shWord) bool {
+	if shHasArg(args, "--output", "--output=", "--remote-name", "--remote-name-all", "--output-dir", "--cookie-jar", "--dump-header") {
+		return true
+	}
+	for _, a := range args {
+		t := a.text
+		if len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t[1:], "oOcD") {
+			return true
+		}
+	}
+	return false
+}
+
+func shAwkWrites(args []shWord) bool {
+	for _, a := range args {
+		if strings.ContainsAny(a.text, ">|") || strings.Contains(a.text, "system") || a.text == "inplace" {
+			return true
+		}
+	}
+	return false
+}

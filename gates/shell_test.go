@@ -1,0 +1,426 @@
+package gates
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// testPlainOK accepts the read-only subcommands, but not a report written
+// to a file.
+func testPlainOK(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "status", "log", "explain", "graph", "help", "doctor", "version":
+		return true
+	case "report":
+		for _, a := range args[1:] {
+			if a == "-o" || a == "--output" || strings.HasPrefix(a, "--output=") {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Every disguise seen (or thought of) for running the binary, copying it,
+// replacing it or reaching its marker directory.
+var binaryDisguises = []string{
+	// observed
+	"X=hook; orch-hook $X < forged.json",
+	"orch-hook ho''ok UserPromptSubmit < forged.json",
+	"o''rch-hook hook < forged.json",
+	"orch-hook${IFS}hook UserPromptSubmit",
+	"orch-hook$IFS'hook'",
+	"/path/orch-hoo? hook",
+	`"$CLAUDE_PLUGIN_ROOT"/bin/orch-hook hook`,
+	"cp /home/u/.claude/plugins/cache/m/x/0.1.0/bin/orch-hook /tmp/x && /tmp/x hook",
+	"ln -s /p/bin/orch-hook x",
+	"echo '{}' | xargs orch-hook hook",
+	`find / -name orch-hook -exec {} hook \;`,
+	"bash -c 'orch-hook hook UserPromptSubmit < forged.json'",
+	`sh -c "o\rch-hook hook"`,
+	`eval "orch-hook hook"`,
+	"$(echo orch-hook) hook",
+	"`which orch-hook` hook",
+	`python3 -c "import os;os.execv('/p/orch-hook',['orch-hook','hook'])"`,
+	`perl -e 'exec "orch-hook","hook"'`,
+	"alias x=orch-hook; x hook",
+	"env orch-hook hook",
+	"command orch-hook hook",
+	"exec orch-hook hook",
+	"nohup orch-hook hook",
+	"timeout 5 orch-hook hook",
+	`cp /bin/true "$CLAUDE_PLUGIN_ROOT/bin/orch-hook"`,
+	"rm -rf ~/.cache/orch-hook",
+	"orch-hook-linux-amd64 hook",
+	"./dist/orch-hook-darwin-arm64 hook",
+	"orch-hook-windows-amd64.exe hook",
+	"orch-hook.exe hook",
+	// plain-looking but not allowed
+	"orch-hook hook UserPromptSubmit",
+	"orch-hook status < forged.json",
+	"orch-hook status <<< '{}'",
+	"orch-hook report -o x",
+	"orch-hook report --output x",
+	"orch-hook status; orch-hook hook",
+	"(orch-hook hook)",
+	"echo $(orch-hook hook)",
+	"ORCH-HOOK hook",
+	`\orch-hook hook`,
+	`"orch-hook" hook`,
+	"orch-hook status > $CLAUDE_PLUGIN_ROOT/bin/orch-hook",
+	// quoting, expansion, globbing
+	"{orch-hook,hook} < forged.json",
+	"o{rch-hook,} hook",
+	"orch-hoo{a..z} hook",
+	`$'\x6frch-hook' hook`,
+	`$'\157rch-hook' hook`,
+	"orch${IFS:+-}hook hook",
+	"orch-hook${IFS:0:1}hook",
+	"orch${E}-hook hook",
+	"A=orch; B=-hook; cp /p/$A$B /tmp/x",
+	"cp /p/${X:-orch}-hook /tmp/x",
+	"cp /p/orch-h''ook /tmp/x",
+	"/p/bin/* hook",
+	"./????????? hook",
+	"cp /p/bin/orch* /tmp/x",
+	"cp /p/bin/*-hook /tmp/x",
+	"cp /p/bin/orch-hook-* /tmp/x",
+	`find /p -name 'orch-hoo?' -exec {} hook \;`,
+	`find /p -name 'orch*' | head -1`,
+	`find /p -regex '.*/orch.hook'`,
+	"ls /p/bin | xargs -I% % hook",
+	"ls /p/bin | xargs -I{} sh -c '{} hook'",
+	// code on stdin, computed code, code in other languages
+	`printf '\157rch-hook hook' | sh`,
+	"echo b3JjaC1ob29rIGhvb2s= | base64 -d | bash",
+	`bash <<< "$X"`,
+	"bash <(printf x)",
+	`S=/dev/stdin; bash "$S" <<< "orch-hook hook"`,
+	`echo orch-hook hook | bash "$S"`,
+	"source <(printf x)",
+	"printf x | . /dev/stdin",
+	`sh -c "$X"`,
+	"xargs sh -c < list",
+	"echo x | python3",
+	`python3 -c "import os; os.execv('/p/orch-'+'hook', [])"`,
+	`python3 -c 'import os; os.system("orch\x2dhook hook")'`,
+	`awk 'BEGIN{system("orch" "-hook hook")}'`,
+	"cat <<'EOF' | sh\norch-hook hook\nEOF",
+	"bash <<EOF\no\\rch-hook hook\nEOF",
+	"cat <<EOF\n'\nEOF\norch-hook hook #'",
+	`f(){ orch-hook "$@"; }; f hook`,
+	"trap 'orch-hook hook' EXIT",
+	"watch -n1 orch-hook hook",
+	"ssh localhost orch-hook hook",
+	"sudo -u me orch-hook hook",
+	"busybox sh -c 'orch-hook hook'",
+	"env -S 'orch-hook hook'",
+	"a=(orch-hook hook); \"${a[@]}\"",
+	"$(printf '\\x6frch-hook') hook",
+	"o\\\nrch-hook hook",
+	"exec 3</tmp/f; orch-hook hook <&3",
+	"compgen -c orch-h | sed 's/$/ hook/' | xargs env",
+	"compgen -c orch-h | parallel",
+	"PS4='$($(compgen -c orch-h) hook)' bash -xc :",
+	"test -v 'a[$($(compgen -c orch-h) hook)]'",
+	"echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo x)))))))))",
+	// a mention is strict: not a plain invocation
+	`git commit -m "update orch-hook docs"`,
+	"orch-hook log | grep orch-hook",
+	"which orch-hook",
+}
+
+func TestShellBinaryDisguises(t *testing.T) {
+	for _, cmd := range binaryDisguises {
+		named, allowed := NamesBinary(cmd, testPlainOK)
+		if !named || allowed {
+			t.Errorf("NamesBinary(%q) = named %v, allowed %v; want named, not allowed", cmd, named, allowed)
+		}
+	}
+}
+
+func TestShellBinaryPlainInvocations(t *testing.T) {
+	for _, cmd := range []string{
+		"orch-hook status",
+		"/home/u/.claude/plugins/cache/m/orch-hook/0.1.0/bin/orch-hook status --json",
+		"orch-hook log -n 5 | tail",
+		"cd /x && orch-hook status",
+		"orch-hook status && orch-hook log",
+		"if orch-hook status; then echo ok; fi",
+		"orch-hook status > /tmp/s.txt 2>&1",
+		`echo "$(orch-hook status)"`,
+		"ORCH_DEBUG=1 orch-hook explain gate 3",
+		"orch-hook report",
+		"'orch-hook' status",
+	} {
+		named, allowed := NamesBinary(cmd, testPlainOK)
+		if !named || !allowed {
+			t.Errorf("NamesBinary(%q) = named %v, allowed %v; want named, allowed", cmd, named, allowed)
+		}
+	}
+}
+
+func TestShellBinaryNotMentioned(t *testing.T) {
+	for _, cmd := range []string{
+		"grep -r hook .",
+		"ls *",
+		"ls o*",
+		// A script file is unseen whatever its path's spelling.
+		`bash "$TMPDIR/x.sh"`,
+		`python3 "$TMPDIR/x.py"`,
+		"cat src/*.go",
+		"git log",
+		"echo orchestrate",
+		"make build",
+		"ls *.exe",
+		"ls dist/*-amd64",
+		"go test ./...",
+		`for f in *.go; do gofmt -l "$f"; done`,
+		`"$(go env GOPATH)/bin/golangci-lint" run`,
+		"[ -f x ] && echo y",
+		"echo {a,b}",
+		"awk '{print $1}' f",
+		`find . -name '*.go' -exec grep -l x {} +`,
+		"x=$(git rev-parse HEAD)",
+		"files=(*.go)",
+		"cat hooks/hooks.json",
+		"echo 'it''s' \"a\\\"b\" $'c\\'d'",
+		"cat <<'EOF' > notes.md\nhello\nEOF",
+	} {
+		if named, _ := NamesBinary(cmd, testPlainOK); named {
+			t.Errorf("NamesBinary(%q) named the binary", cmd)
+		}
+	}
+}
+
+var stateAttacks = []string{
+	`sed -i 's/"phase":1/"phase":9/' .orch*/st*/checkpoint.json`,
+	"sed -i s/a/b/ ./.orchestrator//state/checkpoint.json",
+	"sed -i s/a/b/ '.orchestrator'/state/checkpoint.json",
+	`sed -i s/a/b/ .orchestr""ator/state/checkpoint.json`,
+	`sed -i s/a/b/ .orchestr\ator/state/checkpoint.json`,
+	`sed -i s/a/b/ ".orchestr\ator/state/checkpoint.json"`,
+	"rm -rf .orch*/st*",
+	`python3 -c "open('.orchestrator/state/checkpoint.json','w')"`,
+	"cd .orch* && sed -i s/a/b/ state/checkpoint.json",
+	"cd .orchestrator && sed -i s/a/b/ state/checkpoint.json",
+	"cd .orchestrator; cd state; rm checkpoint.json",
+	"rm /work/main/.orchestrator/state/checkpoint.json",
+	"rm -rf src/../.orchestrator/state",
+	"rm -rf .ORCHESTRATOR/state",
+	`rm -rf $'.orch\x65strator/state'`,
+	"rm -rf .orch{estrator,x}/state",
+	"cd $(echo .orch)estrator && rm -rf state",
+	"X=.orchestrator; rm -rf $X/state",
+	"rm -rf .orch${E}estrator/state",
+	`python3 -c "open('.orch'+'estrator/state/x','w')"`,
+	"cat <<EOF | sh\nrm -rf .orchestrator/state\nEOF",
+	"echo x > .orchestrator/state/y",
+	"tar -C .orchestrator/state -xf x.tar",
+	"cp x --target-directory=.orchestrator/state",
+	"echo .orchestrator/state/checkpoint.json | xargs rm",
+	`bash -c "rm -rf .orch\estrator/state"`,
+	"rm -rf .orchestrator/*",
+	"cd .. && rm -rf main/.orchestrator/state",
+	`rm -rf "$(echo .orch)"estrator/state`,
+	"X=$(echo .orch)estrator; rm -rf $X/state",
+}
+
+func TestShellStateAttacks(t *testing.T) {
+	for _, cmd := range stateAttacks {
+		if !MentionsPath(cmd, "", ".orchestrator/state") {
+			t.Errorf("MentionsPath(%q, .orchestrator/state) = false", cmd)
+		}
+		if !MentionsPath(cmd, "", ".orchestrator") {
+			t.Errorf("MentionsPath(%q, .orchestrator) = false", cmd)
+		}
+		if !ChangesFiles(cmd) {
+			t.Errorf("ChangesFiles(%q) = false", cmd)
+		}
+	}
+}
+
+func TestShellMentionsPath(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, cwd, dir string
+		want          bool
+	}{
+		{"ls src", "", ".orchestrator", false},
+		{"cat README.md", "", ".orchestrator", false},
+		{"go test ./...", "", ".orchestrator", false},
+		{"orch-hook status", "", ".orchestrator", false},
+		{"ls *", "", ".orchestrator", false},
+		{"rm -rf *", "", ".orchestrator", false}, // * skips dot files
+		{"rm -rf *", "", "specs", true},          // but not specs/
+		{"shopt -s dotglob; rm -rf *", "", ".orchestrator", true},
+		{"rm -rf .*", "", ".orchestrator", true},
+		{"rm -rf .o*", "", ".orchestrator/state", false}, // a parent of the dir
+		{"ls .orchestrator", "", ".orchestrator/state", false},
+		{"ls .orchestrator", "", ".orchestrator", true},
+		{"cat x/.orchestrator/state/y", "", ".orchestrator/state", false},
+		{"rm x", ".orchestrator/state", ".orchestrator/state", true},
+		{"ls", ".orchestrator", ".orchestrator", true},
+		{"rm -rf state", ".orchestrator", ".orchestrator/state", true},
+		{"rm -rf ../.orchestrator/state", "src", ".orchestrator/state", true},
+		{"ls ../x/.orchestrator/state", "../y", ".orchestrator/state", true},
+		{"cat ~/p/.orchestrator/state/x", "", ".orchestrator/state", true},
+		{"cd /tmp && ls state", "", ".orchestrator/state", false},
+		{"cd \"$D\" && ls", "", ".orchestrator", true},
+		{"git --git-dir=.orchestrator/state/x log", "", ".orchestrator/state", true},
+		{"sed -i s/a/b/ src/*.go", "", ".orchestrator", false},
+		{`rm -rf "$(printf .orc%s hestrator)"/state`, "", ".orchestrator/state", true},
+		{`cat "$f"`, "", ".orchestrator", false},
+		{"rm -rf /work/main/.orchestrator", "", ".orchestrator", true},
+		{"rm -rf /work/main/.orchestrator", "", ".orchestrator/state", false},
+		{`rm -rf "$TMPDIR/x"`, "", ".orchestrator/state", false},
+		{`rm -rf "$TMPDIR/x"`, "", ".orchestrator", false},
+	} {
+		if got := MentionsPath(tc.cmd, tc.cwd, tc.dir); got != tc.want {
+			t.Errorf("MentionsPath(%q, %q, %q) = %v, want %v", tc.cmd, tc.cwd, tc.dir, got, tc.want)
+		}
+	}
+}
+
+func TestShellChangesFiles(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"rm -rf x":                   true,
+		"sed -i s/a/b/ f":            true,
+		"sed --in-place s/a/b/ f":    true,
+		"sed -Ei s/a/b/ f":           true,
+		"sed -n 's/a/b/w out' f":     true,
+		"sed '1e touch x' f":         true,
+		"perl -pi -e s/a/b/ f":       true,
+		"echo x > f":                 true,
+		"echo x >> f":                true,
+		"make &> log":                true,
+		"echo x >| f":                true,
+		"echo x >&f":                 true,
+		"find . -delete":             true,
+		`find . -exec rm {} \;`:      true,
+		`python3 -c "open('f','w')"`: true,
+		"node -e 'x'":                true,
+		"bash script.sh":             true,
+		"sh -c 'ls'":                 true,
+		"git status":                 true,
+		"xargs rm < list":            true,
+		"sudo rm x":                  true,
+		"cat f | tee g":              true,
+		"cp a b":                     true,
+		"touch x":                    true,
+		"mkdir d":                    true,
+		`awk '{print > "x"}' f`:      true,
+		"curl -sSLo x https://e.com": true,
+		"gofmt -w .":                 true,
+		"ls; $X":                     true,
+		"echo $(rm -rf x)":           true,
+		"echo $((rm -rf x) )":        true,
+		"nohup nohup nohup nohup nohup nohup nohup nohup nohup rm x": true,
+		"ls > /dev/null":                   false,
+		"go test ./... 2>&1":               false,
+		"cat f >&2":                        false,
+		"grep -r x . 2>/dev/null":          false,
+		"sed s/a/b/ f":                     false,
+		"sed -n '/x/p' f":                  false,
+		"sed -e 's/i/j/' f":                false,
+		"orch-hook status":                 false,
+		"ls src":                           false,
+		"cat README.md":                    false,
+		"go test ./...":                    false,
+		"echo hi":                          false,
+		"find . -name x":                   false,
+		"python3 --version":                false,
+		"awk '{print $1}' f":               false,
+		"gofmt -l .":                       false,
+		"echo $(( 1 + 2 ))":                false,
+		"cat <<EOF\n> not a redirect\nEOF": false,
+	} {
+		if got := ChangesFiles(cmd); got != want {
+			t.Errorf("ChangesFiles(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+// TestShellLexer pins the word splitting and quote removal.
+func TestShellLexer(t *testing.T) {
+	for cmd, want := range map[string]string{
+		`a 'b c' "d $e" f\ g`:      "a|b c|d $e|f g",
+		`x$'\t'y`:                  "x\ty",
+		"a;b&&c||d|e&f":            "a/b/c/d/e/f",
+		"a${IFS}b$IFS'c'":          "a|b|c",
+		"echo {x,y}z":              "echo|xz|yz",
+		"2>/dev/null ls -l":        "ls|-l",
+		"a # comment\nb":           "a/b",
+		"cat <<EOF\nbody\nEOF\nls": "cat/ls",
+		"echo 'unterminated rest":  "echo|unterminated rest",
+		"echo $(a b) `c d`":        "a|b/c|d/echo|$()|$()",
+		"line\\\ncontinued":        "linecontinued",
+	} {
+		sc := shellScan(cmd)
+		var cmds []string
+		for _, c := range sc.cmds {
+			var ws []string
+			for _, w := range c.words {
+				ws = append(ws, w.text)
+			}
+			cmds = append(cmds, strings.Join(ws, "|"))
+		}
+		if got := strings.Join(cmds, "/"); got != want {
+			t.Errorf("shellScan(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+func TestShellWordFlags(t *testing.T) {
+	w := shellScan(`"$X"/a b* 'c*' d[0] [ {p,q}`).cmds[0].words
+	flags := func(w shWord) string {
+		return map[bool]string{true: "D", false: "-"}[w.dynamic] + map[bool]string{true: "G", false: "-"}[w.glob] + map[bool]string{true: "B", false: "-"}[w.brace]
+	}
+	var got []string
+	for _, x := range w {
+		got = append(got, flags(x))
+	}
+	if want := "D-- -G- --- -G- --- --B --B"; strings.Join(got, " ") != want {
+		t.Errorf("flags = %q, want %q", strings.Join(got, " "), want)
+	}
+}
+
+func FuzzShellScan(f *testing.F) {
+	for _, s := range binaryDisguises {
+		f.Add(s)
+	}
+	for _, s := range stateAttacks {
+		f.Add(s)
+	}
+	f.Add("$((((((((((((1))))))))))))")
+	f.Add("${${${${${${${${${x}}}}}}}}}")
+	f.Add("{a,{b,{c,{d,{e,f}}}}}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}{s,t}{u,v}")
+	f.Add("cat <<A <<-B\nx\nA\n\ty\n\tB\n")
+	f.Add("eval eval eval eval eval eval eval eval eval eval 'orch-hook hook'")
+	f.Fuzz(func(t *testing.T, cmd string) {
+		NamesBinary(cmd, testPlainOK)
+		MentionsPath(cmd, "", ".orchestrator/state")
+		MentionsPath(cmd, "src", ".orchestrator")
+		ChangesFiles(cmd)
+	})
+}
+
+// TestShellLargeInput: adversarial input of 100 KB stays fast.
+func TestShellLargeInput(t *testing.T) {
+	for _, unit := range []string{"$(", "${", "$((", "`", "{a,", "[", `\`, "'", "\"", "(", "a=(", "<<E\n", "eval ", "sh -c '", "/", ".o*/", "$X/", "x "} {
+		cmd := strings.Repeat(unit, 100000/len(unit))
+		start := time.Now()
+		NamesBinary(cmd, testPlainOK)
+		MentionsPath(cmd, "", ".orchestrator/state")
+		ChangesFiles(cmd)
+		d := time.Since(start)
+		t.Logf("%q x %d: %v", unit, 100000/len(unit), d)
+		if d > 5*time.Second {
+			t.Errorf("%q x %d took %v", unit, 100000/len(unit), d)
+		}
+	}
+}
