@@ -220,6 +220,20 @@ func TestFlow(t *testing.T) {
 	if len(run.Mock.Overflows()) > 0 {
 		c.errorf("a conversation ran out of turns: %v", run.Mock.Overflows())
 	}
+	// The project is not protected: the user is told so, once, and the
+	// model is not.
+	shown := 0
+	for _, e := range run.Events {
+		if e.Type == "system" && e.Subtype == "informational" && strings.Contains(string(e.Raw), "this workflow runs without Claude Code's sandbox") {
+			shown++
+		}
+	}
+	if shown != 1 {
+		c.errorf("the user was told %d times that the workflow runs unprotected, want once", shown)
+	}
+	if _, ok := run.Mock.FindText("runs without Claude Code's sandbox"); ok {
+		c.errorf("the model was told the user's protection notice")
+	}
 	c.report(t, run)
 }
 
