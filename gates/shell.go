@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -812,7 +813,9 @@ func shBraceGroup(s string, open int) (close int, commas []int, ok bool) {
 	return 0, nil, false
 }
 
-var shCEscapes = map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': '\n', 'r': '\r', 't': '\t', 'v': 11, '\\': '\\', '\'': '\'', '"': '"', '?': '?'}
+var shCEscapes = sync.OnceValue(func() map[byte]byte {
+	return map[byte]byte{'a': 7, 'b': 8, 'e': 27, 'E': 27, 'f': 12, 'n': '\n', 'r': '\r', 't': '\t', 'v': 11, '\\': '\\', '\'': '\'', '"': '"', '?': '?'}
+})
 
 // shDecodeC decodes C-style escapes (\x2d \055 \u002d \n ...), as $'...'
 // does, and as a script's string literal would.
@@ -829,8 +832,8 @@ func shDecodeC(s string) string {
 		i++
 		c := s[i]
 		switch {
-		case shCEscapes[c] != 0:
-			b.WriteByte(shCEscapes[c])
+		case shCEscapes()[c] != 0:
+			b.WriteByte(shCEscapes()[c])
 		case c == 'x' || c == 'u' || c == 'U':
 			digits := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
 			n, k := shDigits(s[i+1:], 16, digits)
@@ -897,10 +900,14 @@ func shNameChar(c byte) bool { return shNameStart(c) || c >= '0' && c <= '9' }
 // ---- commands ----
 
 // shReserved may come before a command word without being it.
-var shReserved = map[string]bool{"!": true, "{": true, "}": true, "if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true, "while": true, "until": true, "esac": true}
+var shReserved = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"!": true, "{": true, "}": true, "if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true, "while": true, "until": true, "esac": true}
+})
 
 // shNoCommand start compound commands whose first words run nothing.
-var shNoCommand = map[string]bool{"for": true, "select": true, "case": true, "function": true}
+var shNoCommand = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"for": true, "select": true, "case": true, "function": true}
+})
 
 // head is the index of the command word, after assignments and reserved
 // words; -1 when the command runs nothing.
@@ -910,8 +917,8 @@ func (c *shCmd) head() int {
 	}
 	for i, w := range c.words {
 		switch {
-		case w.literal() && shReserved[w.text]:
-		case w.literal() && shNoCommand[w.text]:
+		case w.literal() && shReserved()[w.text]:
+		case w.literal() && shNoCommand()[w.text]:
 			return -1
 		case shIsAssignment(w.text):
 		default:
@@ -969,16 +976,18 @@ type shWrap struct {
 	assigns bool   // NAME=value arguments (env)
 }
 
-var shWrappers = map[string]shWrap{
-	"env": {argOpts: "uCS", assigns: true}, "command": {}, "builtin": {}, "exec": {argOpts: "a"},
-	"nohup": {}, "setsid": {}, "time": {argOpts: "fo"}, "nice": {argOpts: "n"}, "ionice": {argOpts: "cnp"},
-	"stdbuf": {argOpts: "ioe"}, "timeout": {argOpts: "sk", skip: 1}, "sudo": {argOpts: "ugpChDRTU"},
-	"doas": {argOpts: "uC"}, "chroot": {skip: 1}, "taskset": {skip: 1}, "chrt": {skip: 1},
-	"flock": {argOpts: "wE", skip: 1}, "xargs": {argOpts: "adEILnPs"}, "unbuffer": {}, "busybox": {},
-	"caffeinate": {argOpts: "tw"}, "strace": {argOpts: "oepsEuIbaX"}, "ltrace": {argOpts: "oepsSuanl"},
-	"coproc": {}, "chronic": {}, "ifne": {}, "torsocks": {}, "firejail": {}, "unshare": {}, "nsenter": {},
-	"parallel": {argOpts: "jSIaEd"},
-}
+var shWrappers = sync.OnceValue(func() map[string]shWrap {
+	return map[string]shWrap{
+		"env": {argOpts: "uCS", assigns: true}, "command": {}, "builtin": {}, "exec": {argOpts: "a"},
+		"nohup": {}, "setsid": {}, "time": {argOpts: "fo"}, "nice": {argOpts: "n"}, "ionice": {argOpts: "cnp"},
+		"stdbuf": {argOpts: "ioe"}, "timeout": {argOpts: "sk", skip: 1}, "sudo": {argOpts: "ugpChDRTU"},
+		"doas": {argOpts: "uC"}, "chroot": {skip: 1}, "taskset": {skip: 1}, "chrt": {skip: 1},
+		"flock": {argOpts: "wE", skip: 1}, "xargs": {argOpts: "adEILnPs"}, "unbuffer": {}, "busybox": {},
+		"caffeinate": {argOpts: "tw"}, "strace": {argOpts: "oepsEuIbaX"}, "ltrace": {argOpts: "oepsSuanl"},
+		"coproc": {}, "chronic": {}, "ifne": {}, "torsocks": {}, "firejail": {}, "unshare": {}, "nsenter": {},
+		"parallel": {argOpts: "jSIaEd"},
+	}
+})
 
 // shTarget is the command a simple command finally runs, through wrappers.
 type shTarget struct {
@@ -992,7 +1001,7 @@ func (c *shCmd) effective() shTarget {
 	t := shTarget{k: c.head()}
 	for t.k >= 0 {
 		name := c.name(t.k)
-		wr, ok := shWrappers[name]
+		wr, ok := shWrappers()[name]
 		if !ok || !c.words[t.k].literal() {
 			break
 		}
@@ -1047,7 +1056,9 @@ func (c *shCmd) wrapperOption(j int, wr shWrap, xargs bool, repl *string) int {
 	return 1
 }
 
-var shShells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "yash": true, "posh": true, "fish": true, "csh": true, "tcsh": true, "rbash": true, "ksh93": true, "oksh": true}
+var shShells = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "yash": true, "posh": true, "fish": true, "csh": true, "tcsh": true, "rbash": true, "ksh93": true, "oksh": true}
+})
 
 // shInterp reports whether name is a script interpreter, and which short
 // options take code (python -c, perl -e, node -e, ...).
@@ -1070,7 +1081,9 @@ func shInterp(name string) (codeFlags string, ok bool) {
 }
 
 // shDashC run the argument of -c / --command as shell code.
-var shDashC = map[string]bool{"su": true, "runuser": true, "script": true, "flock": true}
+var shDashC = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"su": true, "runuser": true, "script": true, "flock": true}
+})
 
 // derive follows the code a command carries: strings run as shell code are
 // lexed as nested commands; code the scan cannot see (a computed command
@@ -1093,7 +1106,7 @@ func (sc *shScan) derive(c *shCmd) {
 		return
 	}
 	name, args := c.name(t.k), c.words[t.k+1:]
-	if shShells[name] {
+	if shShells()[name] {
 		sc.deriveProgram(c, t, shProgArgs(args, "c", true), true)
 	} else if flags, ok := shInterp(name); ok {
 		sc.deriveProgram(c, t, shProgArgs(args, flags, false), false)
@@ -1137,7 +1150,7 @@ func (sc *shScan) deriveHead(c *shCmd, name string, args []shWord) {
 	for j, a := range args {
 		t := a.text
 		switch {
-		case name == "env" && (t == "-S" || t == "--split-string"), shDashC[name] && (t == "-c" || t == "--command"):
+		case name == "env" && (t == "-S" || t == "--split-string"), shDashC()[name] && (t == "-c" || t == "--command"):
 			if j+1 < len(args) {
 				sc.lexCode(c, args[j+1:j+2], false)
 			}
@@ -1168,7 +1181,9 @@ type shProg struct {
 	stdin    bool     // code on stdin
 }
 
-var shStdinPaths = map[string]bool{"-": true, "/dev/stdin": true, "/dev/fd/0": true, "/proc/self/fd/0": true}
+var shStdinPaths = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"-": true, "/dev/stdin": true, "/dev/fd/0": true, "/proc/self/fd/0": true}
+})
 
 // shProgArgs reads an interpreter's arguments. A shell's -c takes the first
 // operand as code; an interpreter's -c/-e takes the rest of its option
@@ -1245,7 +1260,7 @@ func (p *shProg) operand(w shWord, shell bool) {
 }
 
 func (p shProg) done() shProg {
-	if len(p.codes) == 0 && (p.script == nil || shStdinPaths[p.script.text]) {
+	if len(p.codes) == 0 && (p.script == nil || shStdinPaths()[p.script.text]) {
 		p.stdin = true
 	}
 	return p
@@ -1322,7 +1337,7 @@ func (sc *shScan) deriveSource(c *shCmd, t shTarget, args []shWord) {
 	switch {
 	case t.xargs || args[0].dynamic && (c.takesInput() || args[0].procSub):
 		sc.suspicious = true
-	case shStdinPaths[args[0].text]:
+	case shStdinPaths()[args[0].text]:
 		sc.stdinCode(c, true)
 	}
 }
@@ -1396,7 +1411,9 @@ func shAnyDynamic(ws []shWord) bool {
 }
 
 // shDeclares take NAME=value arguments that set variables.
-var shDeclares = map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
+var shDeclares = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
+})
 
 // vars collects the values assigned in the command, the last one winning,
 // so that $A$B can be read as the name it spells.
@@ -1405,7 +1422,7 @@ func (sc *shScan) vars() map[string]string {
 	for _, c := range sc.cmds {
 		h := c.head()
 		for i, w := range c.words {
-			if !shIsAssignment(w.text) || h >= 0 && i > h && !shDeclares[c.name(h)] {
+			if !shIsAssignment(w.text) || h >= 0 && i > h && !shDeclares()[c.name(h)] {
 				continue
 			}
 			name, val, _ := strings.Cut(w.text, "=")
@@ -1622,7 +1639,7 @@ func shIsBinaryName(tok string) bool {
 }
 
 // shBinaryNames are the names a glob is tried against.
-var shBinaryNames = func() []string {
+var shBinaryNames = sync.OnceValue(func() []string {
 	names := []string{"orch-hook", "orch-hook.exe"}
 	for _, os := range []string{"linux", "darwin", "windows", "freebsd"} {
 		for _, arch := range []string{"amd64", "arm64", "386", "arm"} {
@@ -1630,7 +1647,7 @@ var shBinaryNames = func() []string {
 		}
 	}
 	return names
-}()
+})
 
 // shGlobNamesBinary: a glob component that matches a binary name, pins at
 // least 4 characters, and does not also match the same name with
@@ -1639,7 +1656,7 @@ func shGlobNamesBinary(comp string) bool {
 	if !shHasGlob(comp) || shGlobLiterals(comp) < 4 {
 		return false
 	}
-	for _, n := range shBinaryNames {
+	for _, n := range shBinaryNames() {
 		if shMatch(comp, n) && !shMatch(comp, strings.Replace(n, "orch-hook", "abcd-wxyz", 1)) {
 			return true
 		}
@@ -1703,7 +1720,7 @@ func shRegexNamesBinary(expr string) bool {
 	if err != nil {
 		return false
 	}
-	for _, n := range shBinaryNames {
+	for _, n := range shBinaryNames() {
 		decoy := strings.Replace(n, "orch-hook", "abcd-wxyz", 1)
 		for _, dir := range []string{"", "./", "/p/bin/"} {
 			if re.MatchString(dir+n) && !re.MatchString(dir+decoy) {
@@ -1990,7 +2007,9 @@ func ChangesFiles(cmd string) bool {
 	return false
 }
 
-var shDevices = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
+var shDevices = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
+})
 
 func (c *shCmd) writesByRedirect() bool {
 	for _, r := range c.redirs {
@@ -2004,7 +2023,7 @@ func (c *shCmd) writesByRedirect() bool {
 			continue
 		}
 		t := r.target.text
-		if r.target.dynamic || !shDevices[t] && !strings.HasPrefix(t, "/dev/fd/") {
+		if r.target.dynamic || !shDevices()[t] && !strings.HasPrefix(t, "/dev/fd/") {
 			return true
 		}
 	}
@@ -2012,16 +2031,18 @@ func (c *shCmd) writesByRedirect() bool {
 }
 
 // shWriters are commands that change files whatever their arguments.
-var shWriters = map[string]bool{
-	"rm": true, "rmdir": true, "mv": true, "cp": true, "unlink": true, "truncate": true, "ln": true,
-	"chmod": true, "chown": true, "chgrp": true, "tee": true, "dd": true, "install": true, "rsync": true,
-	"tar": true, "unzip": true, "touch": true, "mkdir": true, "git": true, "patch": true, "shred": true,
-	"sponge": true, "mkfifo": true, "mknod": true, "mktemp": true, "split": true, "csplit": true,
-	"gzip": true, "gunzip": true, "bzip2": true, "bunzip2": true, "xz": true, "unxz": true, "zstd": true,
-	"unzstd": true, "zip": true, "7z": true, "7za": true, "rename": true, "setfacl": true, "chattr": true,
-	"ed": true, "ex": true, "vi": true, "vim": true, "nvim": true, "emacs": true, "nano": true,
-	"wget": true, "scp": true, "sftp": true, "ssh": true, "cpio": true,
-}
+var shWriters = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"rm": true, "rmdir": true, "mv": true, "cp": true, "unlink": true, "truncate": true, "ln": true,
+		"chmod": true, "chown": true, "chgrp": true, "tee": true, "dd": true, "install": true, "rsync": true,
+		"tar": true, "unzip": true, "touch": true, "mkdir": true, "git": true, "patch": true, "shred": true,
+		"sponge": true, "mkfifo": true, "mknod": true, "mktemp": true, "split": true, "csplit": true,
+		"gzip": true, "gunzip": true, "bzip2": true, "bunzip2": true, "xz": true, "unxz": true, "zstd": true,
+		"unzstd": true, "zip": true, "7z": true, "7za": true, "rename": true, "setfacl": true, "chattr": true,
+		"ed": true, "ex": true, "vi": true, "vim": true, "nvim": true, "emacs": true, "nano": true,
+		"wget": true, "scp": true, "sftp": true, "ssh": true, "cpio": true,
+	}
+})
 
 func (c *shCmd) writesByCommand() bool {
 	t := c.effective()
@@ -2031,7 +2052,7 @@ func (c *shCmd) writesByCommand() bool {
 	name, args := c.name(t.k), c.words[t.k+1:]
 	_, interp := shInterp(name)
 	switch {
-	case shWriters[name] || shHasArg(args, "--in-place", "--in-place="):
+	case shWriters()[name] || shHasArg(args, "--in-place", "--in-place="):
 		return true
 	case name == "sed":
 		return shSedWrites(args)
@@ -2043,7 +2064,7 @@ func (c *shCmd) writesByCommand() bool {
 		return shHasArg(args, "-w")
 	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
 		return shAwkWrites(args)
-	case interp || shShells[name] || name == "source" || name == ".":
+	case interp || shShells()[name] || name == "source" || name == ".":
 		return !shOnlyVersion(args)
 	}
 	return false

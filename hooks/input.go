@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 )
 
@@ -121,11 +120,11 @@ func DecodeBytes(data []byte, wantEvent string) (*Input, error) {
 	if in.HookEventName == "" {
 		return nil, inputErrorf("hook_event_name is missing")
 	}
-	if err := checkKeys(data, inputKeys); err != nil {
+	if err := checkKeys(data, inputKey); err != nil {
 		return nil, err
 	}
 	if len(in.ToolInput) > 0 && in.ToolInput[0] == '{' {
-		if err := checkKeys(in.ToolInput, toolInputKeys); err != nil {
+		if err := checkKeys(in.ToolInput, toolInputKey); err != nil {
 			return nil, inputErrorf("tool_input: %s", err.(*InputError).msg)
 		}
 	}
@@ -148,23 +147,100 @@ func DecodeBytes(data []byte, wantEvent string) (*Input, error) {
 	return &in, nil
 }
 
-// inputKeys and toolInputKeys are the keys orch-hook decides on: the json
-// tags of Input and toolInput.
-var (
-	inputKeys     = jsonTags(Input{})
-	toolInputKeys = jsonTags(toolInput{})
-)
-
-func jsonTags(v any) map[string]bool {
-	t := reflect.TypeOf(v)
-	keys := make(map[string]bool, t.NumField())
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			keys[name] = true
-		}
+// inputKey and toolInputKey map a lower-cased key to the key orch-hook
+// decides on ("" for others): the json tags of Input and toolInput
+// (TestKnownKeys keeps them in step). Switches, not maps: nothing to build
+// at start-up, on every hook call.
+func inputKey(folded string) string {
+	switch folded {
+	case "session_id":
+		return "session_id"
+	case "transcript_path":
+		return "transcript_path"
+	case "cwd":
+		return "cwd"
+	case "prompt_id":
+		return "prompt_id"
+	case "permission_mode":
+		return "permission_mode"
+	case "hook_event_name":
+		return "hook_event_name"
+	case "agent_id":
+		return "agent_id"
+	case "agent_type":
+		return "agent_type"
+	case "tool_name":
+		return "tool_name"
+	case "tool_input":
+		return "tool_input"
+	case "tool_response":
+		return "tool_response"
+	case "tool_use_id":
+		return "tool_use_id"
+	case "error":
+		return "error"
+	case "is_interrupt":
+		return "is_interrupt"
+	case "prompt":
+		return "prompt"
+	case "expansion_type":
+		return "expansion_type"
+	case "command_name":
+		return "command_name"
+	case "command_args":
+		return "command_args"
+	case "command_source":
+		return "command_source"
+	case "source":
+		return "source"
+	case "reason":
+		return "reason"
+	case "stop_hook_active":
+		return "stop_hook_active"
+	case "last_assistant_message":
+		return "last_assistant_message"
+	case "agent_transcript_path":
+		return "agent_transcript_path"
+	case "background_tasks":
+		return "background_tasks"
 	}
-	return keys
+	return ""
+}
+
+func toolInputKey(folded string) string {
+	switch folded {
+	case "prompt":
+		return "prompt"
+	case "subagent_type":
+		return "subagent_type"
+	case "run_in_background":
+		return "run_in_background"
+	case "isolation":
+		return "isolation"
+	case "file_path":
+		return "file_path"
+	case "notebook_path":
+		return "notebook_path"
+	case "content":
+		return "content"
+	case "old_string":
+		return "old_string"
+	case "new_string":
+		return "new_string"
+	case "replace_all":
+		return "replace_all"
+	case "command":
+		return "command"
+	case "dangerouslydisablesandbox":
+		return "dangerouslyDisableSandbox"
+	case "skill":
+		return "skill"
+	case "args":
+		return "args"
+	case "to":
+		return "to"
+	}
+	return ""
 }
 
 // checkKeys refuses an object with a key given twice, or with a spelling of
@@ -172,7 +248,7 @@ func jsonTags(v any) map[string]bool {
 // silently (the last duplicate wins, and keys match case-insensitively), so
 // a payload could say one thing to orch-hook and another to a reader that
 // takes the first key.
-func checkKeys(obj []byte, known map[string]bool) error {
+func checkKeys(obj []byte, known func(folded string) string) error {
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	if _, err := dec.Token(); err != nil { // the opening brace
 		return inputErrorf("invalid JSON: %v", err)
@@ -188,8 +264,8 @@ func checkKeys(obj []byte, known map[string]bool) error {
 			return inputErrorf("key %q appears twice; refusing an ambiguous payload", key)
 		}
 		seen[key] = true
-		if folded := strings.ToLower(key); !known[key] && known[folded] {
-			return inputErrorf("key %q is not %q; refusing a key in another letter case", key, folded)
+		if canonical := known(strings.ToLower(key)); canonical != "" && canonical != key {
+			return inputErrorf("key %q is not %q; refusing a key in another letter case", key, canonical)
 		}
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {

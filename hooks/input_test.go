@@ -472,3 +472,28 @@ func TestMCPPathKeys(t *testing.T) {
 		t.Errorf("mcpPaths = %q, want %q", got, want)
 	}
 }
+
+// The key switches name exactly the json tags of Input and toolInput.
+func TestKnownKeys(t *testing.T) {
+	for _, tc := range []struct {
+		v     any
+		known func(string) string
+	}{{Input{}, inputKey}, {toolInput{}, toolInputKey}} {
+		typ := reflect.TypeOf(tc.v)
+		for i := 0; i < typ.NumField(); i++ {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if name != "" && tc.known(strings.ToLower(name)) != name {
+				t.Errorf("%s: key %q is not known", typ.Name(), name)
+			}
+		}
+		if tc.known("") != "" || tc.known("bogus") != "" {
+			t.Errorf("%s: unexpected key known", typ.Name())
+		}
+	}
+	// A camel-case key in another case is refused too: Claude Code reads
+	// the exact key, encoding/json the last case-insensitive match.
+	_, err := DecodeBytes([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","dangerouslyDisableSandbox":true,"DangerouslyDisableSandbox":false}}`), "")
+	if err == nil || !strings.Contains(err.Error(), `key "DangerouslyDisableSandbox" is not "dangerouslyDisableSandbox"`) {
+		t.Errorf("case variant of dangerouslyDisableSandbox: %v", err)
+	}
+}
