@@ -362,6 +362,9 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 		return o
 	}
 	if c.Current == CComplete {
+		if o, denied := guardFinishedState(call, env.Root); denied {
+			return o
+		}
 		if call.Event == "UserPromptSubmit" && !isNotification(call.Prompt) {
 			if name, ok := commandName(call.Prompt); ok && (name == "coordinate" || name == "orchestrate") && strings.HasPrefix(strings.TrimSpace(call.Prompt), "/") {
 				return startFromPrompt(call)

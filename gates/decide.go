@@ -366,6 +366,9 @@ func binaryDecision(cmd string) string {
 // decideFinished: a complete or aborted workflow gates nothing; a new one
 // may be started.
 func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
+	if o, denied := guardFinishedState(c, env.Root); denied {
+		return o
+	}
 	if c.Event == "UserPromptSubmit" && isNotification(c.Prompt) {
 		// The background agent whose completion finished the workflow
 		// (SUCCESS_EXTRACTION) still has its checkpoint line to deliver.
@@ -380,7 +383,7 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 		if name, ok := commandName(c.Prompt); ok && (name == "orchestrate" || name == "coordinate") && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
 			return startFromPrompt(c)
 		}
-		if w.Current == Complete && !w.UserAsked && !w.foreign(c) {
+		if w.Current == Complete && !w.UserAsked && !w.foreign(c) && !strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
 			// The user's request after completion: the orchestrator may
 			// triage it into one follow-up.
 			w.UserAsked = true

@@ -29,3 +29,37 @@ func sandboxRefusal(c *Call) (Outcome, bool) {
 	o.log(Record{Type: RecDeny, Reason: fmt.Sprintf("%s: %s", what, clip(oneLine(c.Command), 200)), ToolUseID: c.ToolUseID, AgentID: c.AgentID, AgentType: c.AgentType})
 	return o, true
 }
+
+// guardFinishedState keeps the state directory orch-hook's own after a
+// workflow ended (complete or aborted, when nothing else is gated): a
+// checkpoint written by the model would be read by the next hook, a follow-up
+// or a new workflow.
+func guardFinishedState(c *Call, root string) (Outcome, bool) {
+	if c.Event != "PreToolUse" {
+		return Outcome{}, false
+	}
+	what := ""
+	switch {
+	case c.Tool == "Write" || c.Tool == "Edit" || c.Tool == "NotebookEdit":
+		if rel, inside := relPath(root, c.Path); inside && under(rel, StateDir) {
+			what = rel + " is orch-hook's state; no agent writes there, also after the workflow ended. Use `orch-hook status` to read it."
+		}
+	case c.Tool == "Bash":
+		if c.mentions(StateDir) && c.changesFiles() {
+			what = "commands that change .orchestrator/state are not allowed, also after the workflow ended: it is orch-hook's state."
+		}
+	case IsMCP(c.Tool) && MCPWrites(c.Tool):
+		for _, p := range c.MCPPaths {
+			if rel, inside := relPath(root, p); inside && under(rel, StateDir) {
+				what = rel + " is orch-hook's state; no tool writes there."
+			}
+		}
+	}
+	if what == "" {
+		return Outcome{}, false
+	}
+	reason := "orch-hook: " + what
+	o := Outcome{Verdict: Deny, Reason: reason}
+	o.log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
+	return o, true
+}

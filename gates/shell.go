@@ -1426,7 +1426,11 @@ func (sc *shScan) vars() map[string]string {
 				continue
 			}
 			name, val, _ := strings.Cut(w.text, "=")
+			appended := strings.HasSuffix(name, "+")
 			name, _, _ = strings.Cut(strings.TrimSuffix(name, "+"), "[")
+			if appended { // X+=more
+				val = vars[name] + val
+			}
 			vars[name] = val
 		}
 	}
@@ -1650,10 +1654,10 @@ var shBinaryNames = sync.OnceValue(func() []string {
 })
 
 // shGlobNamesBinary: a glob component that matches a binary name, pins at
-// least 4 characters, and does not also match the same name with
+// least 3 characters, and does not also match the same name with
 // "orch-hook" replaced (so *.exe or *-amd64 are not taken for it).
 func shGlobNamesBinary(comp string) bool {
-	if !shHasGlob(comp) || shGlobLiterals(comp) < 4 {
+	if !shHasGlob(comp) || shGlobLiterals(comp) < 3 {
 		return false
 	}
 	for _, n := range shBinaryNames() {
@@ -1684,8 +1688,10 @@ func shGlobLiterals(p string) int {
 	return n
 }
 
+// shMatch is path.Match with the shell's [!...] negation (path.Match
+// spells it [^...]).
 func shMatch(pattern, name string) bool {
-	ok, err := path.Match(pattern, name)
+	ok, err := path.Match(strings.ReplaceAll(pattern, "[!", "[^"), name)
 	return ok && err == nil
 }
 
@@ -1915,11 +1921,7 @@ func (m *shMatcher) computed(p string) bool {
 
 func (m *shMatcher) computedAt(full string) bool {
 	p := strings.Split(full, "/")
-	last := 0
-	if strings.HasPrefix(full, "*") || shIsAbs(full) || full == ".." || strings.HasPrefix(full, "../") {
-		last = len(p) - len(m.want)
-	}
-	for i := 0; i <= last && i+len(m.want) <= len(p); i++ {
+	for i := 0; i+len(m.want) <= len(p); i++ {
 		evidence := 0
 		for k, d := range m.want {
 			if !shCompMatch(p[i+k], d, true) {
@@ -1943,9 +1945,9 @@ func (m *shMatcher) pattern(p string) bool {
 		return m.align(strings.Split(path.Clean(p), "/"), true)
 	}
 	for _, b := range m.bases {
-		full := path.Join(b, p)
-		loose := shIsAbs(full) || full == ".." || strings.HasPrefix(full, "../")
-		if m.align(strings.Split(full, "/"), loose) {
+		// Anywhere in the path, not only at its start: a link made in the
+		// same command (ln -s . s; echo > s/.orchestrator/...) leads back.
+		if m.align(strings.Split(path.Join(b, p), "/"), true) {
 			return true
 		}
 	}
@@ -2052,6 +2054,8 @@ func (c *shCmd) writesByCommand() bool {
 	name, args := c.name(t.k), c.words[t.k+1:]
 	_, interp := shInterp(name)
 	switch {
+	case name == "git" && shGitReads(args):
+		return false
 	case shWriters()[name] || shHasArg(args, "--in-place", "--in-place="):
 		return true
 	case name == "sed":
@@ -2170,6 +2174,34 @@ func shAwkWrites(args []shWord) bool {
 		if strings.ContainsAny(a.text, ">|") || strings.Contains(a.text, "system") || a.text == "inplace" {
 			return true
 		}
+	}
+	return false
+}
+
+// shGitReads: a git command that only reads (diff, log, show, status, ...),
+// after git's own options (-C DIR, -c KEY=VALUE, --no-pager, ...). An
+// output file (--output) or an external diff tool counts as writing.
+func shGitReads(args []shWord) bool {
+	for j := 0; j < len(args); j++ {
+		t := args[j].text
+		switch {
+		case t == "-C" || t == "-c" || t == "--git-dir" || t == "--work-tree":
+			j++
+			continue
+		case strings.HasPrefix(t, "-"):
+			continue
+		}
+		switch t {
+		case "diff", "log", "show", "status", "blame", "grep", "ls-files", "ls-tree", "rev-parse", "describe", "shortlog", "cat-file", "branch", "tag", "remote":
+		default:
+			return false
+		}
+		for _, a := range args[j+1:] {
+			if a.dynamic || strings.HasPrefix(a.text, "--output") || strings.HasPrefix(a.text, "--ext-diff") || a.text == "-D" || a.text == "-d" || a.text == "-m" || a.text == "-M" || a.text == "--delete" || a.text == "add" || a.text == "rm" || a.text == "set-url" {
+				return false // branch -D, tag -d, remote add, ...
+			}
+		}
+		return true
 	}
 	return false
 }

@@ -21,11 +21,20 @@ func relPath(root, path string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-// under compares case-insensitively: on macOS and Windows
-// ".Orchestrator/State" is the same directory.
+// under compares by Unicode case folding, component by component: on
+// macOS and Windows ".Orchestrator/State" (or ".orcheſtrator/ſtate", with
+// U+017F) is the same directory.
 func under(rel, dir string) bool {
-	rel, dir = strings.ToLower(rel), strings.ToLower(dir)
-	return rel == dir || strings.HasPrefix(rel, dir+"/")
+	rc, dc := strings.Split(rel, "/"), strings.Split(dir, "/")
+	if len(rc) < len(dc) {
+		return false
+	}
+	for i := range dc {
+		if !strings.EqualFold(rc[i], dc[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // outsideWhat refuses a write that does not resolve inside the project.

@@ -171,3 +171,22 @@ func TestPlanTampering(t *testing.T) {
 		wantAllow(t, h.start(Implementer, implPrompt(4)).launch)
 	})
 }
+
+func TestUnderFolds(t *testing.T) {
+	for _, tc := range []struct {
+		rel, dir string
+		want     bool
+	}{
+		{".orchestrator/state/checkpoint.json", StateDir, true},
+		{".Orchestrator/STATE/x", StateDir, true},
+		{".orche\u017ftrator/\u017ftate/checkpoint.json", StateDir, true},
+		{".orchestrator/state", StateDir, true},
+		{".orchestrator/statefile", StateDir, false},
+		{".orchestrator", StateDir, false},
+		{"src/.orchestrator/state", StateDir, false},
+	} {
+		if got := under(tc.rel, tc.dir); got != tc.want {
+			t.Errorf("under(%q, %q) = %v, want %v", tc.rel, tc.dir, got, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 )
 
 // Event names orch-hook knows. Others decode fine and are allowed.
@@ -264,7 +265,7 @@ func checkKeys(obj []byte, known func(folded string) string) error {
 			return inputErrorf("key %q appears twice; refusing an ambiguous payload", key)
 		}
 		seen[key] = true
-		if canonical := known(strings.ToLower(key)); canonical != "" && canonical != key {
+		if canonical := known(foldKey(key)); canonical != "" && canonical != key {
 			return inputErrorf("key %q is not %q; refusing a key in another letter case", key, canonical)
 		}
 		var skip json.RawMessage
@@ -283,4 +284,17 @@ func clip(s string, n int) string {
 		return s[:n] + "..."
 	}
 	return s
+}
+
+// foldKey lower-cases a key by Unicode case folding, as encoding/json
+// matches keys: "ſ" (U+017F) folds to "s" and the Kelvin sign to "k", which
+// strings.ToLower leaves alone.
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		low := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			low = min(low, f)
+		}
+		return unicode.ToLower(low)
+	}, key)
 }

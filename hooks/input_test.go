@@ -496,4 +496,9 @@ func TestKnownKeys(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `key "DangerouslyDisableSandbox" is not "dangerouslyDisableSandbox"`) {
 		t.Errorf("case variant of dangerouslyDisableSandbox: %v", err)
 	}
+	// ſ (U+017F) folds to s for encoding/json, not for strings.ToLower.
+	_, err = DecodeBytes([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","dangerouslyDisableSandbox":true,"dangerou\u017flyDi\u017fableSandbox":false}}`), "")
+	if err == nil || !strings.Contains(err.Error(), "is not \"dangerouslyDisableSandbox\"") {
+		t.Errorf("a U+017F spelling of dangerouslyDisableSandbox: %v", err)
+	}
 }

@@ -14,11 +14,12 @@ import (
 // to fake from a shell, so this is a tripwire that catches a model running
 // the binary the obvious way, not a boundary.
 
-// bashOnly are set for the Bash tool's commands and never for a hook's
-// (observed with Claude Code 2.1.328: CLAUDE_CODE_EXECPATH always, the
-// others in the sandbox; CLAUDE_TMPDIR is not here: hooks get it too once
-// a sandboxed command ran).
-var bashOnly = []string{"CLAUDE_CODE_EXECPATH", "SANDBOX_RUNTIME", "TMPPREFIX", "CLAUDE_CODE_TMPDIR"}
+// bashOnly are set by Claude Code for the Bash tool's commands and never
+// for a hook's (observed with 2.1.328: CLAUDE_CODE_EXECPATH always,
+// SANDBOX_RUNTIME in the sandbox). Variables a user might export too
+// (TMPPREFIX, CLAUDE_CODE_TMPDIR; CLAUDE_TMPDIR, which hooks also get once
+// a sandboxed command ran) are not used.
+var bashOnly = []string{"CLAUDE_CODE_EXECPATH", "SANDBOX_RUNTIME"}
 
 // ForgedError is a state-changing subcommand run from the model's shell.
 type ForgedError struct{ Command, Why string }

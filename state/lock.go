@@ -36,7 +36,12 @@ type LockError struct {
 
 func (e *LockError) Error() string {
 	who := "an unknown process"
-	if h := e.Holder; h != nil {
+	switch h := e.Holder; {
+	case h != nil && !processAlive(h.PID):
+		// The holder that recorded itself has exited: whoever holds the
+		// lock now did not record itself (not orch-hook; e.g. a flock(1)).
+		who = fmt.Sprintf("a process that is not orch-hook (the last recorded holder, pid %d (%s), has exited; `fuser %s` names it)", h.PID, h.Command, e.Path)
+	case h != nil:
 		who = fmt.Sprintf("pid %d (%s) since %s", h.PID, h.Command, h.Since.Format(time.RFC3339))
 	}
 	return fmt.Sprintf("state lock %s is held by %s; gave up after %s", e.Path, who, e.Waited)

@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -53,8 +54,11 @@ func TestLockTimeout(t *testing.T) {
 		holder *LockHolder
 		want   []string
 	}{
-		{"holder recorded", &LockHolder{PID: 424242, Command: "orch-hook hook PreToolUse", Since: since},
-			[]string{"pid 424242", "(orch-hook hook PreToolUse)", "since 2025-04-01T08:30:00Z"}},
+		{"holder recorded", &LockHolder{PID: os.Getpid(), Command: "orch-hook hook PreToolUse", Since: since},
+			[]string{fmt.Sprintf("pid %d", os.Getpid()), "(orch-hook hook PreToolUse)", "since 2025-04-01T08:30:00Z"}},
+		// The recorded holder exited: someone else (flock(1), say) holds it.
+		{"recorded holder gone", &LockHolder{PID: 2147483646, Command: "orch-hook hook PreToolUse", Since: since},
+			[]string{"a process that is not orch-hook (the last recorded holder, pid 2147483646 (orch-hook hook PreToolUse), has exited"}},
 		{"no holder record", nil, []string{"an unknown process"}},
 	}
 	ops := []struct {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,6 +33,16 @@ type env struct {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string, extra ...*cli.Command) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
 	if err := refuseFromModelShell(args, getenv); err != nil {
+		// As a hook, a gating event is refused on stdout (exit 0): were the
+		// tripwire wrong about a real hook, the call is denied where the
+		// user sees it, instead of let through by an exit code.
+		if event := hookEvent(args); event == hooks.PreToolUse || event == hooks.UserPromptSubmit {
+			var forged *hooks.ForgedError
+			errors.As(err, &forged)
+			if rerr := hooks.Render(stdout, event, hooks.Decision{Deny: true, Reason: "orch-hook: " + forged.Error() + "; " + forged.Hint() + ". If this is Claude Code's own hook, its environment carries a variable only the Bash tool's commands should (unset it where Claude Code is started)."}); rerr == nil {
+				return exitOK
+			}
+		}
 		printError(stderr, err)
 		return exitCode(err)
 	}
@@ -72,6 +83,25 @@ func refuseFromModelShell(args []string, getenv func(string) string) error {
 	what := strings.Join(args[1:], " ")
 	hooks.LogForgery(what, why)
 	return &hooks.ForgedError{Command: what, Why: why}
+}
+
+// hookEvent is EVENT in `orch-hook [--project DIR] hook EVENT`, else "".
+func hookEvent(args []string) string {
+	for i := 1; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--project" || a == "-project":
+			i++
+		case strings.HasPrefix(a, "-"):
+		case a == "hook":
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+			return ""
+		default:
+			return ""
+		}
+	}
+	return ""
 }
 
 func hasFlag(args []string) bool {
