@@ -7,6 +7,8 @@ type bashFacts struct {
 	named, allowed  bool // names the binary; only as a plain read-only command
 	changes         bool // may change files
 	changesComputed bool
+	sweeps          bool // changes files across the whole tree
+	sweepsComputed  bool
 	mentions        map[string]bool
 	binaryComputed  bool
 }
@@ -54,10 +56,29 @@ func (c *Call) changesFiles() bool {
 // writes elsewhere; this guards what the gates stand on, and Claude Code's
 // sandbox is what makes it hold (README, "Threat model").
 func (c *Call) touchesState() bool {
-	return c.mentions(StateDir) || c.changesUnder(".orchestrator")
+	return c.mentions(StateDir) || c.changesUnder(".orchestrator") || c.sweeps()
+}
+
+// sweeps: the command changes files across the whole tree (git clean -x,
+// find . -delete, rsync --delete .) and so reaches .orchestrator unnamed.
+func (c *Call) sweeps() bool {
+	f := c.facts()
+	if !f.sweepsComputed {
+		f.sweeps, f.sweepsComputed = SweepsProject(c.Command, c.CwdRel), true
+	}
+	return f.sweeps
 }
 
 // changesUnder: the command denotes dir (or under it) and may change files.
 func (c *Call) changesUnder(dir string) bool {
 	return c.mentions(dir) && c.changesFiles()
+}
+
+// stateWhat says why a command touching the state is refused, and what to
+// do instead.
+func (c *Call) stateWhat() string {
+	if !c.mentions(StateDir) && !c.changesUnder(".orchestrator") {
+		return "this command changes files across the whole project (git clean -x, find . -delete or -exec, rsync --delete into it), which reaches orch-hook's .orchestrator without naming it: narrow it to the directories you mean (find src ..., git clean -fd without -x)."
+	}
+	return "commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed: it is orch-hook's state and plan. Use `orch-hook status` or `orch-hook log` to read the state, and Write/Edit for the plan where the workflow allows it."
 }

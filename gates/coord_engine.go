@@ -385,7 +385,7 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 				return c.deny(unsandboxedWhat, call)
 			}
 			if call.touchesState() {
-				return c.deny("commands that name .orchestrator/state, or change anything under .orchestrator, are not allowed.", call)
+				return c.deny(call.stateWhat(), call)
 			}
 			if topic := strings.TrimSuffix(c.Paths.TopicPath, "/"); call.AgentID == "" && topic != "" && call.changesUnder(topic) {
 				return c.deny(fmt.Sprintf("this command may change %s, the workflow's artifacts; the orchestrator does not write them: launch the agent that owes them.", topic), call)

@@ -859,7 +859,7 @@ func (w *Workflow) preBash(c *Call) Outcome {
 		return o
 	}
 	if c.touchesState() {
-		o := w.deny(0, "commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed: it is orch-hook's state and plan. Use `orch-hook status` or `orch-hook log` to read the state, and Write/Edit for the plan where the workflow allows it.")
+		o := w.deny(0, c.stateWhat())
 		o.Records[0].ToolUseID = c.ToolUseID
 		return o
 	}

@@ -2205,3 +2205,83 @@ func shGitReads(args []shWord) bool {
 	}
 	return false
 }
+
+// ---- SweepsProject ----
+
+// SweepsProject reports whether a Bash command changes files across the
+// whole project tree without naming .orchestrator, and so reaches it:
+// `git clean` of ignored files (-x, -X; orch-hook's state is git-ignored),
+// `find` from the project root (or above it) with -delete or -exec, and
+// `rsync --delete` into the project root. cwdRel is the shell's directory
+// relative to the root ("" at the root). A command that names .orchestrator
+// (as an exclusion, say) is judged by MentionsPath instead.
+func SweepsProject(cmd, cwdRel string) bool {
+	sc := shellScan(cmd)
+	if sc.suspicious {
+		return false // ChangesFiles and MentionsPath already say so
+	}
+	atRoot := func(w shWord) bool {
+		if w.dynamic {
+			return true // $PWD, $(pwd), "$root": may be the root
+		}
+		p := strings.TrimSuffix(w.text, "/")
+		switch {
+		case p == "." || p == "":
+			return cwdRel == ""
+		case p == ".." || strings.HasPrefix(p, "../"):
+			return cwdRel != "" && !strings.Contains(cwdRel, "/") || p == "/"
+		case p == "/":
+			return true
+		}
+		return false
+	}
+	for _, c := range sc.cmds {
+		t := c.effective()
+		if t.k < 0 {
+			continue
+		}
+		name, args := c.name(t.k), c.words[t.k+1:]
+		switch name {
+		case "git":
+			if shGitCleansIgnored(args) {
+				return true
+			}
+		case "find":
+			if !shHasArg(args, "-delete", "-exec", "-execdir", "-ok", "-okdir") {
+				continue
+			}
+			for _, a := range args {
+				if strings.HasPrefix(a.text, "-") || a.text == "(" || a.text == "!" {
+					break // the expression starts: no more start points
+				}
+				if atRoot(a) {
+					return true
+				}
+			}
+		case "rsync":
+			if len(args) > 0 && shHasArg(args, "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") && atRoot(args[len(args)-1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shGitCleansIgnored: `git clean` with -x or -X (in any option cluster).
+func shGitCleansIgnored(args []shWord) bool {
+	clean := false
+	for j := 0; j < len(args); j++ {
+		t := args[j].text
+		switch {
+		case !clean && (t == "-C" || t == "-c"):
+			j++
+		case !clean && t == "clean":
+			clean = true
+		case !clean && !strings.HasPrefix(t, "-"):
+			return false // another git command
+		case clean && strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "xX"):
+			return true
+		}
+	}
+	return false
+}
