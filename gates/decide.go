@@ -383,6 +383,19 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 		if name, ok := commandName(c.Prompt); ok && (name == "orchestrate" || name == "coordinate") && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
 			return startFromPrompt(c)
 		}
+		if name, ok := commandName(c.Prompt); ok && name == "follow-up" && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") && w.Current == Complete && !w.foreign(c) {
+			// The user typed the follow-up: applied as typed.
+			_, args, _ := strings.Cut(strings.TrimSpace(c.Prompt), " ")
+			kind, request, _ := strings.Cut(strings.TrimSpace(args), " ")
+			o, err := FollowUp(w, kind, request, env)
+			if err != nil {
+				return w.block(err.Error() + `: type /orch-hook:follow-up lightweight|partial|full <request>.`)
+			}
+			if o.Start == "" {
+				o.Context = "orch-hook: " + o.Context
+			}
+			return o
+		}
 		if w.Current == Complete && !w.UserAsked && !w.foreign(c) && !strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
 			// The user's request after completion: the orchestrator may
 			// triage it into one follow-up.
