@@ -237,6 +237,30 @@ func TestFlow(t *testing.T) {
 	c.report(t, run)
 }
 
+// TestFollowUpSkill: after completion the user asks for more; the
+// orchestrator triages it into a LIGHTWEIGHT follow-up through the
+// orch-hook:follow-up skill (the Skill tool's PreToolUse hook applies it).
+func TestFollowUpSkill(t *testing.T) {
+	plugin := pluginCopy(t, "")
+	project := newProject(t)
+	run := runClaude(t, Config{
+		PluginDir:  plugin,
+		ProjectDir: project,
+		Script:     scenario(t, "flow", project),
+		Messages:   []string{"/orch-hook:orchestrate [[E2E-FLOW]] Build a greeting module", "/orch-hook:approve", "[[FLOW-MORE]] Also print a farewell."},
+		MaxTurns:   50,
+		Timeout:    150 * time.Second,
+	})
+	var c checks
+	c.wantText(run, "[STEP 6] SUCCESS_EXTRACTION -> complete")
+	c.wantText(run, "orch-hook: LIGHTWEIGHT follow-up -> 4a")
+	st := statusOf(t, plugin, project)
+	if got := workflowState(st); got != "4a" {
+		c.errorf("state %q after the follow-up, want 4a", got)
+	}
+	c.report(t, run)
+}
+
 // TestImplementerBeforeApproval is scenario 2: code-implementer launched
 // before the user approved the plan is denied, and the model's next
 // request holds the reason.
