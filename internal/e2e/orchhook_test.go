@@ -246,8 +246,8 @@ func TestFollowUpSkill(t *testing.T) {
 	run := runClaude(t, Config{
 		PluginDir:  plugin,
 		ProjectDir: project,
-		Script:     scenario(t, "flow", project),
-		Messages:   []string{"/orch-hook:orchestrate [[E2E-FLOW]] Build a greeting module", "/orch-hook:approve", "[[FLOW-MORE]] Also print a farewell."},
+		Script:     scenario(t, "followup", project),
+		Messages:   []string{"/orch-hook:orchestrate [[E2E-FUP]] Build a greeting module", "/orch-hook:approve", "[[FUP-MORE]] Also print a farewell."},
 		MaxTurns:   50,
 		Timeout:    150 * time.Second,
 	})
