@@ -55,7 +55,8 @@ demo: build
 	$(GO) run ./internal/demo -bin $(BIN)
 
 # Everything that needs nothing but Go: unit tests, testscript end-to-end
-# scripts, the race detector on the state package, and a short fuzz run.
+# scripts, the race detector on the state and hooks packages, and short
+# fuzz runs.
 test: test-unit test-race test-fuzz
 
 test-unit:

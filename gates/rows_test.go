@@ -679,7 +679,7 @@ func TestAbortFromEveryState(t *testing.T) {
 			continue
 		}
 		t.Run(tr.From, func(t *testing.T) {
-			if tr.From == S7 { // 7 is left at once by orch-hook follow-up
+			if tr.From == S7 { // 7 is left at once by /orch-hook:follow-up
 				w := &Workflow{Current: S7}
 				if _, err := w.fire(OnAbort, &Env{}); err != nil || w.Current != Aborted {
 					t.Fatalf("7 abort: %q %v", w.Current, err)

@@ -22,7 +22,7 @@ const (
 	S5a       = "5a" // final objective validation (code-quality)
 	S5b       = "5b" // final subjective validation (ux-dx-quality)
 	S6        = "6"  // completion (task-planner SUCCESS_EXTRACTION)
-	S7        = "7"  // follow-up triage (orch-hook follow-up)
+	S7        = "7"  // follow-up triage (/orch-hook:follow-up)
 	Escalated = "escalated"
 	Complete  = "complete"
 	Aborted   = "aborted"
@@ -30,7 +30,7 @@ const (
 
 // TableVersion stamps the compiled table stored in checkpoints. Bump it
 // whenever Transitions changes.
-const TableVersion = 1
+const TableVersion = 2
 
 // Triggers: what makes a transition fire.
 const (
@@ -49,7 +49,7 @@ const (
 	OnAnalysis         = "FAILURE_ANALYSIS: COMPLETE"
 	OnPlanUpdated      = "MASTER_PLAN.md updated"
 	OnExtraction       = "SUCCESS_EXTRACTION: COMPLETE"
-	OnFollowUp         = "orch-hook follow-up"
+	OnFollowUp         = "/orch-hook:follow-up"
 	OnLightweight      = "LIGHTWEIGHT"
 	OnPartial          = "PARTIAL"
 	OnFull             = "FULL"

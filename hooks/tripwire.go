@@ -30,7 +30,7 @@ func (e *ForgedError) Error() string {
 
 // Hint says what to do.
 func (e *ForgedError) Hint() string {
-	return "hook events come from Claude Code, and decisions are the user's (typed /orch-hook:... commands); a person runs this in their own terminal. The attempt is logged (`orch-hook log --type deny`)"
+	return "hook events come from Claude Code, and decisions are the user's (typed /orch-hook:... commands); a person runs this in their own terminal. The attempt is logged (`orch-hook log --type deny`) where the state is writable"
 }
 
 // Tripwire reports why the process environment is the Bash tool's and not

@@ -26,9 +26,9 @@ func requireSandboxTools(t *testing.T) {
 	}
 }
 
-// installUnder copies a plugin directory under home, as an installed
-// plugin lives in ~/.claude/plugins/: the sandbox makes HOME read-only to
-// Bash, where /tmp would not protect a --plugin-dir copy.
+// installUnder copies a plugin directory under home, where an installed
+// plugin lives (~/.claude/plugins/), so the scenario protects what a real
+// install has: the sandbox makes HOME read-only to Bash.
 func installUnder(t *testing.T, plugin, home string) string {
 	t.Helper()
 	dst := filepath.Join(home, ".claude", "plugins", "orch-hook-e2e")

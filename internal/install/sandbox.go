@@ -28,7 +28,7 @@ var sandboxSettings = []struct {
 	why   string
 }{
 	{"enabled", true, "every Bash command runs in Claude Code's sandbox"},
-	{"failIfUnavailable", true, "without bubblewrap (or Seatbelt), Bash refuses to run instead of running unprotected"},
+	{"failIfUnavailable", true, "without bubblewrap (or Seatbelt), Claude Code refuses to start instead of running Bash unprotected"},
 	{"allowUnsandboxedCommands", false, "a command cannot ask to leave the sandbox (dangerouslyDisableSandbox)"},
 }
 
@@ -40,6 +40,7 @@ func ProtectConsequences() string {
 	}
 	fmt.Fprintf(&b, "- sandbox.filesystem.denyWrite += %q: Bash (and what it starts, the orch-hook binary included) cannot change orch-hook's state or plan; orch-hook's hooks, which are not sandboxed, still can\n", ProtectedDir)
 	b.WriteString("- also: Bash cannot write under your home directory (tool caches such as ~/.cache/go-build or ~/.npm included) unless sandbox.filesystem.allowWrite lists them, and its network access follows the sandbox's rules; the project itself stays writable\n")
+	b.WriteString("- the local file is this clone's only (not committed); --shared writes .claude/settings.json for the whole team\n")
 	if runtime.GOOS == "linux" {
 		b.WriteString("- on Linux the sandbox needs bubblewrap and socat (Debian/Ubuntu: apt-get install bubblewrap socat)\n")
 	}
