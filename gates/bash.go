@@ -1,21 +1,22 @@
 package gates
 
 // bashFacts is what the rules read of one Bash command (gates/shell.go
-// does the reading), computed once per call: the scan is the costly part
-// of a Bash decision.
+// does the reading): the command is scanned once per call, and each fact
+// computed at most once, as the scan is the costly part of a Bash decision.
 type bashFacts struct {
+	scan            *shScan
 	named, allowed  bool // names the binary; only as a plain read-only command
+	binaryComputed  bool
 	changes         bool // may change files
 	changesComputed bool
 	sweeps          bool // changes files across the whole tree
 	sweepsComputed  bool
 	mentions        map[string]bool
-	binaryComputed  bool
 }
 
 func (c *Call) facts() *bashFacts {
 	if c.bash == nil {
-		c.bash = &bashFacts{mentions: map[string]bool{}}
+		c.bash = &bashFacts{scan: shellScan(c.Command), mentions: map[string]bool{}}
 	}
 	return c.bash
 }
@@ -25,7 +26,7 @@ func (c *Call) facts() *bashFacts {
 func (c *Call) namesBinary() (named, allowed bool) {
 	f := c.facts()
 	if !f.binaryComputed {
-		f.named, f.allowed = NamesBinary(c.Command, ReadOnlyArgs)
+		f.named, f.allowed = f.scan.namesBinary(ReadOnlyArgs)
 		f.binaryComputed = true
 	}
 	return f.named, f.allowed
@@ -36,7 +37,7 @@ func (c *Call) mentions(dir string) bool {
 	f := c.facts()
 	m, ok := f.mentions[dir]
 	if !ok {
-		m = MentionsPath(c.Command, c.CwdRel, dir)
+		m = f.scan.mentionsPath(c.CwdRel, dir)
 		f.mentions[dir] = m
 	}
 	return m
@@ -46,7 +47,7 @@ func (c *Call) mentions(dir string) bool {
 func (c *Call) changesFiles() bool {
 	f := c.facts()
 	if !f.changesComputed {
-		f.changes, f.changesComputed = ChangesFiles(c.Command), true
+		f.changes, f.changesComputed = f.scan.changesFiles(), true
 	}
 	return f.changes
 }
@@ -64,7 +65,7 @@ func (c *Call) touchesState() bool {
 func (c *Call) sweeps() bool {
 	f := c.facts()
 	if !f.sweepsComputed {
-		f.sweeps, f.sweepsComputed = SweepsProject(c.Command, c.CwdRel), true
+		f.sweeps, f.sweepsComputed = f.scan.sweepsProject(c.CwdRel), true
 	}
 	return f.sweeps
 }

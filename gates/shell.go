@@ -509,10 +509,11 @@ func (l *shLexer) arith(b *shWordBuf) {
 	b.expansion(l.s[start:l.i])
 }
 
-// backtick reads `...`, whose body (with \$ \` \\ unescaped) is commands.
-func (l *shLexer) backtick(b *shWordBuf) {
+// escapedUntil reads from the delimiter at l.i to its match (a backslash
+// escapes the next byte) and returns what lies between; l.i moves past it.
+func (l *shLexer) escapedUntil(delim byte) string {
 	j := l.i + 1
-	for j < len(l.s) && l.s[j] != '`' {
+	for j < len(l.s) && l.s[j] != delim {
 		if l.s[j] == '\\' {
 			j++
 		}
@@ -520,24 +521,18 @@ func (l *shLexer) backtick(b *shWordBuf) {
 	}
 	body := l.s[l.i+1 : min(j, len(l.s))]
 	l.i = min(j+1, len(l.s))
+	return body
+}
+
+// backtick reads `...`, whose body (with \$ \` \\ unescaped) is commands.
+func (l *shLexer) backtick(b *shWordBuf) {
 	r := strings.NewReplacer(`\$`, `$`, "\\`", "`", `\\`, `\`)
-	l.sc.lex(r.Replace(body), l.depth+1, l.nested)
+	l.sc.lex(r.Replace(l.escapedUntil('`')), l.depth+1, l.nested)
 	b.expansion("$()")
 }
 
 // ansiC reads $'...' (l.i at the quote) and decodes its escapes.
-func (l *shLexer) ansiC() string {
-	j := l.i + 1
-	for j < len(l.s) && l.s[j] != '\'' {
-		if l.s[j] == '\\' {
-			j++
-		}
-		j++
-	}
-	body := l.s[l.i+1 : min(j, len(l.s))]
-	l.i = min(j+1, len(l.s))
-	return shDecodeC(body)
-}
+func (l *shLexer) ansiC() string { return shDecodeC(l.escapedUntil('\'')) }
 
 var shRedirOps = []string{"&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">>", ">|", ">&", "<", ">"}
 
@@ -1507,7 +1502,10 @@ func shParamValue(inner string, vars map[string]string) string {
 // into a shell or an interpreter) counts as naming it, not allowed.
 // allowed is true when named is false.
 func NamesBinary(cmd string, plainOK func(args []string) bool) (named bool, allowed bool) {
-	sc := shellScan(cmd)
+	return shellScan(cmd).namesBinary(plainOK)
+}
+
+func (sc *shScan) namesBinary(plainOK func(args []string) bool) (named bool, allowed bool) {
 	if sc.suspicious {
 		return true, false
 	}
@@ -1752,12 +1750,15 @@ func shRegexNamesBinary(expr string) bool {
 // parent and ChangesFiles. True when cwdRel is under dir, when a cd target
 // is computed at run time, and when the scan cannot follow the command.
 func MentionsPath(cmd, cwdRel, dir string) bool {
+	return shellScan(cmd).mentionsPath(cwdRel, dir)
+}
+
+func (sc *shScan) mentionsPath(cwdRel, dir string) bool {
 	want := strings.Split(path.Clean(strings.ToLower(dir)), "/")
 	cwd := path.Clean(strings.ToLower(cwdRel))
 	if want[0] == "." || shUnder(strings.Split(cwd, "/"), want) {
 		return true
 	}
-	sc := shellScan(cmd)
 	if sc.suspicious {
 		return true
 	}
@@ -1996,8 +1997,9 @@ func shCompMatch(pat, name string, dotglob bool) bool {
 // interpreter or a shell running code, git, and the file utilities in
 // shWriters; a command the scan cannot follow counts. Any other program
 // (make, go, npm, a script) may write files unseen.
-func ChangesFiles(cmd string) bool {
-	sc := shellScan(cmd)
+func ChangesFiles(cmd string) bool { return shellScan(cmd).changesFiles() }
+
+func (sc *shScan) changesFiles() bool {
 	if sc.suspicious {
 		return true
 	}
@@ -2215,8 +2217,9 @@ func shGitReads(args []shWord) bool {
 // `rsync --delete` into the project root. cwdRel is the shell's directory
 // relative to the root ("" at the root). A command that names .orchestrator
 // (as an exclusion, say) is judged by MentionsPath instead.
-func SweepsProject(cmd, cwdRel string) bool {
-	sc := shellScan(cmd)
+func SweepsProject(cmd, cwdRel string) bool { return shellScan(cmd).sweepsProject(cwdRel) }
+
+func (sc *shScan) sweepsProject(cwdRel string) bool {
 	if sc.suspicious {
 		return false // ChangesFiles and MentionsPath already say so
 	}

@@ -280,10 +280,11 @@ func (w *Workflow) approve(env *Env) Outcome {
 			what = []string{"text only (nothing the gates read)"}
 		}
 		w.Plan, w.PlanHashes = snap, now
-		o := w.block(fmt.Sprintf("approval refused: the plan changed since it was validated, not through a write orch-hook allowed (%s under %s): %s. It is re-validated as it now stands; review it and type /orch-hook:approve again (or revert the change and approve).", strings.Join(changed, ", "), TasksDir, strings.Join(what, "; ")))
+		then := "It is re-validated as it now stands; review it and type /orch-hook:approve again (or revert the change and approve)."
 		if err := w.checkTicks(p); err != nil {
-			o = w.block(fmt.Sprintf("approval refused: the plan changed since it was validated (%s under %s): %s; and %v.", strings.Join(changed, ", "), TasksDir, strings.Join(what, "; "), err))
+			then = fmt.Sprintf("And %v.", err)
 		}
+		o := w.block(fmt.Sprintf("approval refused: the plan changed since it was validated, not through a write orch-hook allowed (%s under %s): %s. %s", strings.Join(changed, ", "), TasksDir, strings.Join(what, "; "), then))
 		o.Changed = true
 		return o
 	}

@@ -25,16 +25,23 @@ func relPath(root, path string) (string, bool) {
 // macOS and Windows ".Orchestrator/State" (or ".orcheſtrator/ſtate", with
 // U+017F) is the same directory.
 func under(rel, dir string) bool {
+	_, ok := underRest(rel, dir)
+	return ok
+}
+
+// underRest is under, and the rest of rel below dir ("" for dir itself):
+// a byte count of dir cannot cut rel, whose folded spelling may be longer.
+func underRest(rel, dir string) (string, bool) {
 	rc, dc := strings.Split(rel, "/"), strings.Split(dir, "/")
 	if len(rc) < len(dc) {
-		return false
+		return "", false
 	}
 	for i := range dc {
 		if !strings.EqualFold(rc[i], dc[i]) {
-			return false
+			return "", false
 		}
 	}
-	return true
+	return strings.Join(rc[len(dc):], "/"), true
 }
 
 // outsideWhat refuses a write that does not resolve inside the project.
@@ -67,7 +74,11 @@ func (w *Workflow) preWrite(c *Call, env *Env) Outcome {
 	case under(rel, StateDir):
 		return tag(w.deny(0, fmt.Sprintf("%s is orch-hook's state; no agent writes there. Use `orch-hook status` to read it.", rel)))
 	case under(rel, TasksDir):
-		return tag(w.prePlanWrite(c, env, rel[len(TasksDir)+1:]))
+		name, _ := underRest(rel, TasksDir)
+		if name == "" || strings.Contains(name, "/") {
+			return tag(w.deny(0, fmt.Sprintf("%s: the plan is the files directly in %s; nothing else is written there.", rel, TasksDir)))
+		}
+		return tag(w.prePlanWrite(c, env, name))
 	case under(rel, ".orchestrator"):
 		agent, _ := agentName(c.AgentType)
 		if strings.EqualFold(rel, LearningsFile) && w.Current == S6 && agent == Planner {
@@ -273,7 +284,7 @@ func (w *Workflow) postWrite(c *Call, env *Env) Outcome {
 	if !inside || !under(rel, TasksDir) {
 		return Outcome{}
 	}
-	name := rel[len(TasksDir)+1:]
+	name, _ := underRest(rel, TasksDir)
 	found, matched := w.settlePlanWrite(c, name, env)
 	if !found {
 		return Outcome{}

@@ -190,3 +190,17 @@ func TestUnderFolds(t *testing.T) {
 		}
 	}
 }
+
+// A Write to the tasks directory itself, below it, or through a folded
+// spelling is refused, never cut by byte counts (which panicked, and a
+// crashed hook lets the call through).
+func TestPlanWriteOddPaths(t *testing.T) {
+	h := driveTo(t, S4c)
+	for _, rel := range []string{TasksDir, TasksDir + "/sub/x.md", ".orche\u017ftrator/tasks/MASTER_PLAN.md"} {
+		c := &Call{Event: "PreToolUse", Tool: "Write", Path: testRoot + "/" + rel, Write: &FileWrite{Content: new(string)}}
+		o := h.do(c)
+		if o.Verdict != Deny {
+			t.Errorf("Write %s: verdict %v (%s)", rel, o.Verdict, o.Reason)
+		}
+	}
+}

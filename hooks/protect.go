@@ -16,13 +16,24 @@ import (
 // protectPrompt recognizes "/orch-hook:protect [args]" (or the
 // /orch-hook-protect of an init install) and returns its arguments.
 func protectPrompt(prompt string) (string, bool) {
+	name, args, ok := orchCommand(prompt)
+	return args, ok && name == "protect"
+}
+
+// orchCommand splits a prompt that is one of orch-hook's commands,
+// "/orch-hook:NAME args" (or "/orch-hook-NAME args" after init).
+func orchCommand(prompt string) (name, args string, ok bool) {
 	p := strings.TrimSpace(prompt)
-	for _, prefix := range []string{"/orch-hook:protect", "/orch-hook-protect"} {
-		if rest, ok := strings.CutPrefix(p, prefix); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n') {
-			return strings.TrimSpace(rest), true
+	for _, prefix := range []string{"/orch-hook:", "/orch-hook-"} {
+		if rest, found := strings.CutPrefix(p, prefix); found {
+			name, args, _ = strings.Cut(rest, " ")
+			if i := strings.IndexAny(name, "\t\n"); i >= 0 {
+				name, args = name[:i], rest[i:]
+			}
+			return name, strings.TrimSpace(args), name != ""
 		}
 	}
-	return "", false
+	return "", "", false
 }
 
 // protect applies /orch-hook:protect [--shared] [--dry-run]: it writes the
@@ -46,7 +57,6 @@ func protect(env Env, root, args string) Decision {
 	if err != nil {
 		return Decision{Block: true, Reason: "orch-hook: cannot turn the sandbox on: " + oneLine(err.Error()) + ". Fix the file, or add the settings by hand (README, \"Threat model\")."}
 	}
-	p := install.CheckProtection(root, env.getenv(), nil)
 	var b strings.Builder
 	if change == nil {
 		fmt.Fprintf(&b, "orch-hook: %s already turns the sandbox on; nothing to change.\n", install.SettingsFile(shared))
@@ -57,7 +67,6 @@ func protect(env Env, root, args string) Decision {
 			if err := install.Apply(root, []install.Change{*change}); err != nil {
 				return Decision{Block: true, Reason: "orch-hook: cannot write " + change.Path + ": " + oneLine(err.Error())}
 			}
-			p = install.CheckProtection(root, env.getenv(), nil)
 			fmt.Fprintf(&b, "orch-hook: wrote %s:\n", change.Path)
 			appendEvent(root, "protect: wrote "+change.Path)
 		}
@@ -65,7 +74,7 @@ func protect(env Env, root, args string) Decision {
 		b.WriteString("What it means:\n")
 		b.WriteString(install.ProtectConsequences())
 	}
-	fmt.Fprintf(&b, "Protection now: %s.", p.Summary())
+	fmt.Fprintf(&b, "Protection now: %s.", install.CheckProtection(root, env.getenv(), nil).Summary())
 	if !dry && change != nil {
 		b.WriteString(" New Bash commands run in the sandbox; if they do not, restart Claude Code.")
 	}

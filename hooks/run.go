@@ -323,19 +323,13 @@ func failure(env Env, store *state.Store, call *gates.Call, err error) Decision 
 	if call.Event == PreToolUse && gates.Relevant(call) {
 		return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: cannot check this call against the workflow, so it is refused (failing closed): %s. To recover: %s; `orch-hook repair` rebuilds damaged state.", oneLine(err.Error()), hint)}
 	}
-	if call.Event == UserPromptSubmit && isOrchCommand(call.Prompt) {
+	if name, _, ok := orchCommand(call.Prompt); ok && call.Event == UserPromptSubmit {
 		// The user's decision must not vanish into a prompt the model reads
 		// as text: refuse it where the user sees why.
-		return Decision{Block: true, Reason: fmt.Sprintf("orch-hook: could not record %s: %s. Nothing changed; %s, then type it again.", clipText(strings.Fields(call.Prompt)[0], 40), oneLine(err.Error()), hint)}
+		return Decision{Block: true, Reason: fmt.Sprintf("orch-hook: could not record /orch-hook:%s: %s. Nothing changed; %s, then type it again.", clipText(name, 40), oneLine(err.Error()), hint)}
 	}
 	_ = store.Append(state.Event{Type: state.EventError, HookEvent: call.Event, Session: call.Session, Reason: "let through after an internal error: " + oneLine(err.Error())})
 	return Decision{}
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// isOrchCommand: a prompt that is one of orch-hook's own commands.
-func isOrchCommand(prompt string) bool {
-	p := strings.TrimSpace(prompt)
-	return strings.HasPrefix(p, "/orch-hook:") || strings.HasPrefix(p, "/orch-hook-")
-}
