@@ -373,3 +373,20 @@ func TestStopBlocked(t *testing.T) {
 		}
 	})
 }
+
+// A checkpoint line names at most maxTaskList tasks: it is kept with every
+// background completion, so its length must not grow with the plan.
+func TestTaskListCut(t *testing.T) {
+	var nums []int
+	for i := 256; i >= 1; i-- {
+		nums = append(nums, i)
+	}
+	got := taskList(nums)
+	want := "Task 01, Task 02, Task 03, Task 04, Task 05, Task 06, Task 07, Task 08, Task 09, Task 10, and 246 more"
+	if got != want {
+		t.Errorf("taskList(256 tasks) = %q, want %q", got, want)
+	}
+	if got := taskList(nums[244:]); strings.Count(got, "Task") != 12 || strings.Contains(got, "more") {
+		t.Errorf("12 tasks are all named: %q", got)
+	}
+}

@@ -894,9 +894,22 @@ func taskList(nums []int) string {
 	}
 	s := append([]int(nil), nums...)
 	sort.Ints(s)
+	// A long list is cut: it goes into every checkpoint line (and is kept
+	// with each background completion), so its length must not grow with
+	// the number of tasks.
+	more := 0
+	if len(s) > maxTaskList {
+		more, s = len(s)-maxTaskList+2, s[:maxTaskList-2]
+	}
 	parts := make([]string, len(s))
 	for i, n := range s {
 		parts[i] = fmt.Sprintf("Task %02d", n)
 	}
+	if more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
+	}
 	return strings.Join(parts, ", ")
 }
+
+// maxTaskList is the most tasks a message names one by one.
+const maxTaskList = 12

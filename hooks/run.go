@@ -32,6 +32,34 @@ type Env struct {
 	// Getenv reads the environment (Claude Code's settings locations);
 	// nil means os.Getenv.
 	Getenv func(string) string
+	// Budget is the time Claude Code gives this hook (hooks.json's timeout,
+	// passed as `hook --budget`); 0 means DefaultBudget.
+	Budget time.Duration
+}
+
+// DefaultBudget is the budget of a hook run without --budget.
+const DefaultBudget = 9 * time.Second
+
+// budgetMargin is kept back from the budget to answer after a lock wait.
+const budgetMargin = time.Second
+
+// lockWait is how long a write for event waits for the state lock. A
+// gating call (a tool call, a user's /orch-hook: decision) waits briefly and
+// then refuses, saying so; anything else (a completion, a task
+// notification, a Stop) waits as long as its hook may run, so that it is
+// applied, not dropped.
+func (e Env) lockWait(in *Input) time.Duration {
+	if _, _, decision := orchCommand(in.Prompt); in.HookEventName == PreToolUse || in.HookEventName == UserPromptSubmit && decision {
+		return state.LockWait
+	}
+	b := e.Budget
+	if b <= 0 {
+		b = DefaultBudget
+	}
+	if b-budgetMargin < state.LockWait {
+		return state.LockWait
+	}
+	return b - budgetMargin
 }
 
 func (e Env) getenv() func(string) string {
@@ -136,6 +164,7 @@ func Handle(env Env, in *Input) Decision {
 	call := toCall(in, root)
 	store := state.Open(root)
 	store.Now = env.now
+	store.Wait = env.lockWait(in)
 	if o, denied := gates.Static(call); denied {
 		if _, err := os.Stat(store.CheckpointPath()); err == nil {
 			_ = store.Append(toEvents(o.Records, call, &gates.Workflow{})...)
@@ -327,6 +356,12 @@ func failure(env Env, store *state.Store, call *gates.Call, err error) Decision 
 		// The user's decision must not vanish into a prompt the model reads
 		// as text: refuse it where the user sees why.
 		return Decision{Block: true, Reason: fmt.Sprintf("orch-hook: could not record /orch-hook:%s: %s. Nothing changed; %s, then type it again.", clipText(name, 40), oneLine(err.Error()), hint)}
+	}
+	var busy *state.LockError
+	if errors.As(err, &busy) {
+		// Waited the whole budget: the log cannot be had either. Tell the
+		// user, who can see who holds the lock, rather than drop it quietly.
+		return Decision{Message: fmt.Sprintf("orch-hook: this %s was not recorded: %s. The workflow may now be behind what happened; run `orch-hook status`, and %s.", clipText(call.Event, 40), oneLine(busy.Error()), busy.Hint())}
 	}
 	_ = store.Append(state.Event{Type: state.EventError, HookEvent: call.Event, Session: call.Session, Reason: "let through after an internal error: " + oneLine(err.Error())})
 	return Decision{}

@@ -1,11 +1,12 @@
 package state
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -13,11 +14,9 @@ import (
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
-// LockWait bounds how long a writer waits for the state lock. Hooks have a
-// timeout of 10 s or more; 2 s leaves room to answer with a deny.
+// LockWait is how long a writer waits for the state lock unless its Store
+// says otherwise (Store.Wait): a gating hook answers with a deny after it.
 var LockWait = 2 * time.Second
-
-const lockRetry = 2 * time.Millisecond
 
 // LockHolder is written into the lock file by whoever holds it, so that a
 // waiter that gives up can say who is in the way.
@@ -53,21 +52,31 @@ func (e *LockError) Hint() string {
 }
 
 // lock takes the exclusive lock on the sidecar lock file (never the file
-// that is renamed over) and records the holder in it.
+// that is renamed over) and records the holder in it. It waits in the
+// kernel (a blocking flock, woken when the holder releases) rather than
+// polling, so waiters do not lose the lock to each other's sleep intervals;
+// the wait is bounded by Store.Wait (LockWait when zero).
 func (s *Store) lock() (unlock func(), err error) {
 	path := s.lockPath()
 	fl := flock.New(path,
 		flock.SetFlag(os.O_CREATE|os.O_RDWR|noFollow),
 		flock.SetPermissions(fileMode))
-	ctx, cancel := context.WithTimeout(context.Background(), LockWait)
-	defer cancel()
 	start := time.Now()
-	ok, err := fl.TryLockContext(ctx, lockRetry)
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("state lock %s: %w", path, err)
+	}
 	if !ok {
-		if err != nil && ctx.Err() == nil {
+		wait := s.Wait
+		if wait <= 0 {
+			wait = LockWait
+		}
+		if err := lockWithin(fl, wait); err != nil {
+			if errors.Is(err, errLockTimeout) {
+				return nil, &LockError{Path: path, Waited: time.Since(start).Round(time.Millisecond), Holder: readHolder(path)}
+			}
 			return nil, fmt.Errorf("state lock %s: %w", path, err)
 		}
-		return nil, &LockError{Path: path, Waited: time.Since(start).Round(time.Millisecond), Holder: readHolder(path)}
 	}
 	holder, _ := jsonenc.Marshal(LockHolder{PID: os.Getpid(), Command: commandLine(), Since: time.Now().UTC()})
 	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|noFollow, fileMode); err == nil {
@@ -75,6 +84,45 @@ func (s *Store) lock() (unlock func(), err error) {
 		f.Close()
 	}
 	return func() { fl.Unlock() }, nil
+}
+
+var errLockTimeout = errors.New("lock wait timed out")
+
+// lockWithin blocks in flock(2) for at most wait. The blocked call cannot be
+// interrupted, so on time-out it is abandoned: if it gets the lock later it
+// releases it at once (a hook process exits long before that anyway).
+func lockWithin(fl *flock.Flock, wait time.Duration) error {
+	var mu sync.Mutex
+	abandoned := false
+	done := make(chan error, 1)
+	go func() {
+		err := fl.Lock()
+		mu.Lock()
+		defer mu.Unlock()
+		if abandoned {
+			if err == nil {
+				fl.Unlock()
+			}
+			return
+		}
+		done <- err
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	select {
+	case err := <-done: // acquired as the timer fired
+		return err
+	default:
+		abandoned = true
+		return errLockTimeout
+	}
 }
 
 func readHolder(path string) *LockHolder {

@@ -59,6 +59,10 @@ type Store struct {
 	Dir  string // <root>/.orchestrator/state
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+	// Wait bounds how long a write waits for the lock (LockWait when 0):
+	// a gating hook answers soon, a completion waits within its hook's
+	// time budget.
+	Wait time.Duration
 }
 
 // Open returns the store of the project at root. It does no I/O.

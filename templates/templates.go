@@ -272,8 +272,9 @@ var hookEvents = []struct {
 }
 
 // HookTimeout is the seconds Claude Code gives each hook: far above the 2 s
-// lock wait, so a gate is never killed mid-decision (which would let the
-// call through).
+// lock wait of a gate, so a gate is never killed mid-decision (which would
+// let the call through). The binary is told one second less (--budget): a
+// completion waits that long for the state lock rather than be dropped.
 const HookTimeout = 15
 
 // Hooks returns the hook registrations of the target.
@@ -292,9 +293,9 @@ func Hooks(t Target) map[string][]HookMatcher {
 func hookCommandLine(t Target, event string, gating bool) string {
 	var b strings.Builder
 	if t.Name == "plugin" {
-		fmt.Fprintf(&b, `b="%s"; [ -x "$b" ] && exec "$b" hook %s; `, t.Binary, event)
+		fmt.Fprintf(&b, `b="%s"; [ -x "$b" ] && exec "$b" hook --budget %ds %s; `, t.Binary, HookTimeout-1, event)
 	} else {
-		fmt.Fprintf(&b, `b=orch-hook; command -v "$b" >/dev/null 2>&1 && exec "$b" hook %s; `, event)
+		fmt.Fprintf(&b, `b=orch-hook; command -v "$b" >/dev/null 2>&1 && exec "$b" hook --budget %ds %s; `, HookTimeout-1, event)
 	}
 	// The printf format is single-quoted: paths go in as arguments.
 	build, buildArgs := `go install github.com/orch-hook/orch-hook/cmd/orch-hook@latest`, ""

@@ -3,6 +3,7 @@ package templates
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -202,8 +203,10 @@ func TestHooksFile(t *testing.T) {
 		if h.Timeout < 10 {
 			t.Errorf("%s timeout %d s, want >= 10", ev, h.Timeout)
 		}
-		if !strings.Contains(h.Command, PluginBinary) || !strings.Contains(h.Command, " hook "+ev) {
-			t.Errorf("%s command %q does not run %s hook %s", ev, h.Command, PluginBinary, ev)
+		// The binary is told its budget: the timeout less a second.
+		want := fmt.Sprintf(" hook --budget %ds %s;", h.Timeout-1, ev)
+		if !strings.Contains(h.Command, PluginBinary) || !strings.Contains(h.Command, want) {
+			t.Errorf("%s command %q does not run %s%s", ev, h.Command, PluginBinary, want)
 		}
 	}
 	pre := hf.Hooks["PreToolUse"][0].Matcher

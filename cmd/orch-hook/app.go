@@ -104,9 +104,16 @@ func hookEvent(args []string) string {
 	return ""
 }
 
+// hasFlag reports a flag other than the hook's own --budget (whose value is
+// skipped, whatever it looks like).
 func hasFlag(args []string) bool {
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case isBudgetFlag(a):
+			if !strings.Contains(a, "=") {
+				i++
+			}
+		case strings.HasPrefix(a, "-"):
 			return true
 		}
 	}

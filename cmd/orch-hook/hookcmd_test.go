@@ -75,7 +75,8 @@ func buildPayload(template, work, session string, overrides ...string) ([]byte, 
 	return payloads.Build(payloadDir, template, work, session, overrides...)
 }
 
-// execHook runs `orch-hook hook EVENT` on the payload in dir.
+// execHook runs `orch-hook hook --budget 14s EVENT` on the payload in dir,
+// as hooks.json does.
 func execHook(dir string, input []byte, env map[string]string) (string, string, error) {
 	var ev struct {
 		Name string `json:"hook_event_name"`
@@ -85,7 +86,7 @@ func execHook(dir string, input []byte, env map[string]string) (string, string, 
 	if err != nil {
 		return "", "", err
 	}
-	cmd := exec.Command(bin, "hook", ev.Name)
+	cmd := exec.Command(bin, "hook", "--budget", "14s", ev.Name)
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(input)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
