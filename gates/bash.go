@@ -1,5 +1,7 @@
 package gates
 
+import "strings"
+
 // bashFacts is what the rules read of one Bash command (gates/shell.go
 // does the reading): the command is scanned once per call, and each fact
 // computed at most once, as the scan is the costly part of a Bash decision.
@@ -57,7 +59,25 @@ func (c *Call) changesFiles() bool {
 // writes elsewhere; this guards what the gates stand on, and Claude Code's
 // sandbox is what makes it hold (README, "Threat model").
 func (c *Call) touchesState() bool {
-	return c.mentions(StateDir) || c.changesUnder(".orchestrator") || c.sweeps()
+	return c.mentions(StateDir) || c.changesUnder(".orchestrator") || c.sweeps() || c.namesSeal()
+}
+
+// sealDirs are orch-hook's directories outside the project (under the
+// user's config directory): the workflows' keys and markers (README,
+// "State"). A command naming them is refused like one naming the state;
+// the sandbox's denyRead on the keys is what makes it hold.
+var sealDirs = []string{"orch-hook/keys", "orch-hook/active"}
+
+// namesSeal: the command's text names a seal directory, once quotes and
+// backslashes are taken out and case folded.
+func (c *Call) namesSeal() bool {
+	text := strings.ToLower(strings.NewReplacer(`"`, "", `'`, "", `\`, "").Replace(c.Command))
+	for _, d := range sealDirs {
+		if strings.Contains(text, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // sweeps: the command changes files across the whole tree (git clean -x,
@@ -78,6 +98,9 @@ func (c *Call) changesUnder(dir string) bool {
 // stateWhat says why a command touching the state is refused, and what to
 // do instead.
 func (c *Call) stateWhat() string {
+	if c.namesSeal() && !c.mentions(StateDir) {
+		return "commands that name orch-hook's keys or markers (~/.config/orch-hook/keys, ~/.config/orch-hook/active) are not allowed: they seal the workflow's state. Use `orch-hook status` to see it."
+	}
 	if !c.mentions(StateDir) && !c.changesUnder(".orchestrator") {
 		return "this command changes files across the whole project (git clean -x, find . -delete or -exec, rsync --delete into it), which reaches orch-hook's .orchestrator without naming it: narrow it to the directories you mean (find src ..., git clean -fd without -x)."
 	}

@@ -308,6 +308,10 @@ func staticRules(c *Call) (Outcome, bool) {
 			case "repair", "migrate", "init":
 				reason = fmt.Sprintf("orch-hook: running orch-hook %s from Bash is not allowed: it rewrites orch-hook's state or settings; ask the user to run it.", word)
 			case "":
+				if c.namesSeal() {
+					reason = "orch-hook: " + c.stateWhat()
+					break
+				}
 				reason = "orch-hook: this command names the orch-hook binary (in some spelling) other than as a plain read-only command; from Bash the model may only read the workflow: `orch-hook status`, `log`, `explain`, `graph`, `report` (without -o) or `doctor`, with literal arguments. Decisions are the user's (typed /orch-hook:... commands) and hook events come from Claude Code."
 			}
 			o := Outcome{Verdict: Deny, Reason: reason}

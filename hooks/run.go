@@ -165,6 +165,9 @@ func Handle(env Env, in *Input) Decision {
 	store := state.Open(root)
 	store.Now = env.now
 	store.Wait = env.lockWait(in)
+	if in.HookEventName == UserPromptSubmit && acceptStatePrompt(in.Prompt) {
+		return acceptState(store)
+	}
 	if o, denied := gates.Static(call); denied {
 		if _, err := os.Stat(store.CheckpointPath()); err == nil {
 			_ = store.Append(toEvents(o.Records, call, &gates.Workflow{})...)
@@ -350,7 +353,10 @@ func failure(env Env, store *state.Store, call *gates.Call, err error) Decision 
 		hint = h.Hint()
 	}
 	if call.Event == PreToolUse && gates.Relevant(call) {
-		return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: cannot check this call against the workflow, so it is refused (failing closed): %s. To recover: %s; `orch-hook repair` rebuilds damaged state.", oneLine(err.Error()), hint)}
+		if !strings.Contains(hint, "orch-hook repair") {
+			hint += "; `orch-hook repair` rebuilds damaged state"
+		}
+		return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: cannot check this call against the workflow, so it is refused (failing closed): %s. To recover: %s.", oneLine(err.Error()), hint)}
 	}
 	if name, _, ok := orchCommand(call.Prompt); ok && call.Event == UserPromptSubmit {
 		// The user's decision must not vanish into a prompt the model reads
@@ -363,8 +369,22 @@ func failure(env Env, store *state.Store, call *gates.Call, err error) Decision 
 		// user, who can see who holds the lock, rather than drop it quietly.
 		return Decision{Message: fmt.Sprintf("orch-hook: this %s was not recorded: %s. The workflow may now be behind what happened; run `orch-hook status`, and %s.", clipText(call.Event, 40), oneLine(busy.Error()), busy.Hint())}
 	}
+	var changed *state.TamperError
+	var noKey *state.KeyError
+	if errors.As(err, &changed) || errors.As(err, &noKey) {
+		// Nothing can be recorded until the user decides: say so to the
+		// user (the log refuses the write too).
+		return Decision{Message: fmt.Sprintf("orch-hook: could not check or record this %s: %s. %s.", clipText(call.Event, 40), oneLine(err.Error()), upperFirst(hint))}
+	}
 	_ = store.Append(state.Event{Type: state.EventError, HookEvent: call.Event, Session: call.Session, Reason: "let through after an internal error: " + oneLine(err.Error())})
 	return Decision{}
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -25,6 +25,20 @@ func LoadWorkflow(cp *state.Checkpoint) (*gates.Workflow, error) {
 	return w, nil
 }
 
+// CheckWorkflow decodes a checkpoint's workflow section as the hooks will:
+// one they cannot read is damage, which status, doctor and repair report
+// (state.Store.Check).
+func CheckWorkflow(cp *state.Checkpoint) error {
+	var err error
+	switch cp.StateMachine.WorkflowConfig.Command {
+	case "orchestrate":
+		_, err = LoadWorkflow(cp)
+	case "coordinate":
+		_, err = LoadCoord(cp)
+	}
+	return err
+}
+
 // saveWorkflow writes the runtime and the state back into the checkpoint.
 func saveWorkflow(cp *state.Checkpoint, w *gates.Workflow) error {
 	b, err := w.Encode()

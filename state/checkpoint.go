@@ -295,3 +295,22 @@ func trimJSONError(err error) error {
 	msg := strings.ReplaceAll(err.Error(), "\n", " ")
 	return fmt.Errorf("%s", msg)
 }
+
+// ReadCheckpointFile decodes a checkpoint file as it is, sealed or not,
+// without checking it against its marker: for a workflow that is not live
+// (an archive, a test fixture). A live workflow is read with Store.Load.
+func ReadCheckpointFile(path string) (*Checkpoint, error) {
+	b, err := readSmall(path, 64<<20)
+	if err != nil {
+		return nil, err
+	}
+	body, _, err := splitSeal(b)
+	if err != nil {
+		return nil, &CorruptError{Path: path, Err: err}
+	}
+	cp, _, err := Decode(body)
+	if err != nil {
+		return nil, &CorruptError{Path: path, Err: err}
+	}
+	return cp, nil
+}

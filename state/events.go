@@ -26,6 +26,7 @@ const (
 	EventMigrate      = "migrate"        // a v1.3 checkpoint was rewritten as v2.0
 	EventRepair       = "repair"         // the snapshot was rebuilt from the log
 	EventRecover      = "recover"        // the log's tail was repaired after a crash
+	EventAccept       = "accept_state"   // the user accepted a state changed outside orch-hook
 )
 
 // Event is one line of events.jsonl. The same schema serves every type;
@@ -58,114 +59,39 @@ type Event struct {
 	// Checkpoint is the complete resulting checkpoint of a state change, so
 	// the snapshot can be rebuilt from the log alone (orch-hook repair).
 	Checkpoint json.RawMessage `json:"checkpoint,omitempty"`
+	// Prev is the hash of the record before this one ("" for the first):
+	// the chain that makes an edited, removed or reordered record show.
+	Prev string `json:"prev,omitempty"`
 }
 
-// appendEvents writes the records in one write and syncs the log.
-func appendEvents(path string, events []Event) error {
+// appendEvents chains the records onto prev (the hash of the log's last
+// record, whose length is size), writes them in one write and syncs the
+// log. It returns the new last hash and length.
+func appendEvents(path string, events []Event, prev string, size int64) (string, int64, error) {
 	var buf bytes.Buffer
 	for i := range events {
+		events[i].Prev = prev
 		b, err := jsonenc.Marshal(&events[i])
 		if err != nil {
-			return err
+			return "", 0, err
 		}
+		prev = lineHash(b)
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, fileMode)
 	if err != nil {
-		return err
+		return "", 0, err
 	}
 	if _, err := f.Write(buf.Bytes()); err != nil {
 		f.Close()
-		return err
+		return "", 0, err
 	}
 	if err := f.Sync(); err != nil {
 		f.Close()
-		return err
+		return "", 0, err
 	}
-	return f.Close()
-}
-
-// serialProbe decodes only what tail recovery needs from a record.
-type serialProbe struct {
-	Serial     uint64          `json:"serial"`
-	Checkpoint json.RawMessage `json:"checkpoint"`
-}
-
-// recoverLog cuts what a crashed writer left at the end of the log: a torn
-// last line, and committed-looking records past the snapshot's serial. It
-// reads only the tail, so its cost does not grow with the log. It returns a
-// description of what it cut, or "" when the log was clean.
-func recoverLog(path string, snapshotSerial uint64) (string, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|noFollow, fileMode)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	size := fi.Size()
-	end := size // the log is cut back to end
-	torn := int64(0)
-	uncommitted := 0
-	for end > 0 {
-		start, line, err := lastLine(f, end)
-		if err != nil {
-			return "", err
-		}
-		if !bytes.HasSuffix(line, []byte("\n")) {
-			torn = end - start
-			end = start
-			continue
-		}
-		var p serialProbe
-		if json.Unmarshal(line, &p) != nil {
-			// A complete but unparseable line: only a torn write inside a
-			// crashed batch can make one at the tail.
-			torn += end - start
-			end = start
-			continue
-		}
-		if p.Serial > snapshotSerial {
-			uncommitted++
-			end = start
-			continue
-		}
-		break
-	}
-	if end == size {
-		return "", nil
-	}
-	if err := f.Truncate(end); err != nil {
-		return "", err
-	}
-	if err := f.Sync(); err != nil {
-		return "", err
-	}
-	return describeCut(torn, uncommitted), nil
-}
-
-func describeCut(torn int64, uncommitted int) string {
-	var parts []string
-	if torn > 0 {
-		parts = append(parts, "a torn record ("+itoa(torn)+" bytes)")
-	}
-	if uncommitted > 0 {
-		parts = append(parts, itoa(int64(uncommitted))+" uncommitted record(s) past the snapshot's serial")
-	}
-	s := "cut from the end of events.jsonl after an interrupted write: "
-	for i, p := range parts {
-		if i > 0 {
-			s += " and "
-		}
-		s += p
-	}
-	return s
+	return prev, size + int64(buf.Len()), f.Close()
 }
 
 func itoa(n int64) string {

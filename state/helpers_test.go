@@ -89,6 +89,25 @@ func tstFromFixture(t *testing.T, name string) *Store {
 	return s
 }
 
+// tstAdopt seals a state installed by hand, as the user accepting it does.
+func tstAdopt(t *testing.T, s *Store) *Store {
+	t.Helper()
+	if _, err := s.AcceptState("the test"); err != nil {
+		t.Fatalf("AcceptState: %v", err)
+	}
+	return s
+}
+
+// tstUnsealed is the snapshot without its seal: what the log records.
+func tstUnsealed(t *testing.T, s *Store) string {
+	t.Helper()
+	body, seal, err := splitSeal(tstRead(t, s.CheckpointPath()))
+	if err != nil || seal == nil {
+		t.Fatalf("the snapshot is not sealed: %v", err)
+	}
+	return string(body)
+}
+
 // tstWithCheckpoint installs a checkpoint file (a testdata fixture) as the
 // snapshot of a fresh project, without a log.
 func tstWithCheckpoint(t *testing.T, fixture string) *Store {

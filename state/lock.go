@@ -57,6 +57,12 @@ func (e *LockError) Hint() string {
 // polling, so waiters do not lose the lock to each other's sleep intervals;
 // the wait is bounded by Store.Wait (LockWait when zero).
 func (s *Store) lock() (unlock func(), err error) {
+	s.mu.Lock()
+	defer func() {
+		if err != nil {
+			s.mu.Unlock()
+		}
+	}()
 	path := s.lockPath()
 	fl := flock.New(path,
 		flock.SetFlag(os.O_CREATE|os.O_RDWR|noFollow),
@@ -83,7 +89,7 @@ func (s *Store) lock() (unlock func(), err error) {
 		f.Write(holder)
 		f.Close()
 	}
-	return func() { fl.Unlock() }, nil
+	return func() { fl.Unlock(); s.mu.Unlock() }, nil
 }
 
 var errLockTimeout = errors.New("lock wait timed out")

@@ -3,72 +3,116 @@ package state
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
-// An active workflow leaves a marker outside the project, in the user's
-// cache directory (~/.cache/orch-hook/active/<hash of the root>). If the
-// project's state then vanishes (deleted by a command the hooks could not
-// see), a hook finds the marker and fails closed instead of reading the
-// project as one without a workflow, which would gate nothing.
+// A workflow leaves a marker outside the project, in orch-hook's config
+// directory (active/<hash of the root>), rewritten after every write. It
+// says which workflow the project holds and exactly what orch-hook last
+// wrote: so a state that vanished (deleted by a command the hooks could
+// not see) fails closed instead of reading as no workflow, and a state
+// edited or rolled back is told apart from a writer that died mid-write.
 
-// markerPath is the marker of the project at root ("" when the user has no
-// cache directory).
-func (s *Store) markerPath() string {
-	base := os.Getenv("XDG_CACHE_HOME")
-	if base == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return ""
-		}
-		base = dir
+// Stamp is a file's identity as its metadata shows it (see stampOf).
+type Stamp struct {
+	Ino  uint64 `json:"ino,omitempty"`
+	Size int64  `json:"size"`
+	Time int64  `json:"time"`
+	// Weak: the platform has no change time; the stamp alone proves nothing.
+	Weak bool `json:"weak,omitempty"`
+}
+
+// Marker is the record kept outside the project.
+type Marker struct {
+	Root     string `json:"root"`
+	Lineage  string `json:"lineage"`
+	Finished bool   `json:"finished,omitempty"`
+	// Serial, Checkpoint and Commit pin the last checkpoint written: its
+	// serial, the SHA-256 of the file, and the hash of the log record that
+	// commits it.
+	Serial     uint64 `json:"serial"`
+	Checkpoint string `json:"checkpoint_sha256"`
+	Commit     string `json:"commit"`
+	// LogSize and LogTail pin the log: its length and the hash of its last
+	// record. LogBase is where the chain is checked from (after a change
+	// the user accepted; 0 otherwise).
+	LogSize int64  `json:"log_size"`
+	LogTail string `json:"log_tail"`
+	LogBase int64  `json:"log_base,omitempty"`
+	// The files' stamps right after the write: when both still match, the
+	// files are what orch-hook wrote and nothing needs re-reading.
+	CheckpointStamp Stamp `json:"checkpoint_stamp"`
+	LogStamp        Stamp `json:"log_stamp"`
+}
+
+// MarkerPath is the marker of the project ("" when the user has no config
+// directory).
+func (s *Store) MarkerPath() string {
+	dir, err := ConfigDir()
+	if err != nil {
+		return ""
 	}
 	sum := sha256.Sum256([]byte(s.Root))
-	return filepath.Join(base, "orch-hook", "active", hex.EncodeToString(sum[:12]))
+	return filepath.Join(dir, "active", hex.EncodeToString(sum[:12]))
 }
 
-// setMarker records (or clears) that the project has an active workflow.
-// Failures are ignored: the marker is a safety net, not the state.
-func (s *Store) setMarker(cp *Checkpoint) {
-	path := s.markerPath()
+// readMarker returns the project's marker; nil (and no error) when there is
+// none.
+func (s *Store) readMarker() (*Marker, error) {
+	path := s.MarkerPath()
 	if path == "" {
-		return
+		return nil, nil
 	}
-	if cp == nil || cp.Finished() {
-		os.Remove(path)
-		return
+	b, err := readSmall(path, 64<<10)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	want := s.Root + "\n" + cp.Lineage + "\n"
-	if b, err := os.ReadFile(path); err == nil && string(b) == want {
-		return
-	}
-	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
-		return
-	}
-	writeFileAtomic(path, []byte(want))
-}
-
-// vanished reports whether a marker says a workflow was active here though
-// its state is gone; it returns the lineage the marker names.
-func (s *Store) vanished() (string, bool) {
-	path := s.markerPath()
-	if path == "" {
-		return "", false
-	}
-	b, err := os.ReadFile(path)
 	if err != nil {
+		return nil, fmt.Errorf("reading the workflow's marker %s: %w", path, err)
+	}
+	var m Marker
+	if err := json.Unmarshal(b, &m); err != nil || m.Root == "" {
+		return nil, &TamperError{What: fmt.Sprintf("the workflow's marker %s is not one orch-hook wrote", path)}
+	}
+	if m.Root != s.Root {
+		// A hash collision or a copied file: not this project's.
+		return nil, nil
+	}
+	return &m, nil
+}
+
+// writeMarker records m. The marker is what tells a rollback from a crash,
+// so a failure to write it fails the write that needed it.
+func (s *Store) writeMarker(m *Marker) error {
+	path := s.MarkerPath()
+	if path == "" {
+		_, err := ConfigDir()
+		return err
+	}
+	if err := ensureConfigDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	m.Root = s.Root
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// vanished reports whether the marker says a workflow was active here
+// though its state is gone; it returns the lineage the marker names.
+func (s *Store) vanished() (string, bool) {
+	m, err := s.readMarker()
+	if err != nil || m == nil || m.Finished {
 		return "", false
 	}
-	lines := strings.SplitN(string(b), "\n", 3)
-	if len(lines) < 2 || lines[0] != s.Root {
-		return "", false
-	}
-	return lines[1], true
+	return m.Lineage, true
 }
 
 // VanishedError: the project's state is gone while a workflow was active.
@@ -86,15 +130,16 @@ func (e *VanishedError) Hint() string {
 	return "restore .orchestrator/state (from a backup or git), or run `orch-hook repair` to forget the workflow"
 }
 
-// forgetVanished removes the marker of a vanished workflow (orch-hook
-// repair); it reports whether there was one.
+// forgetVanished removes the marker (and key) of a vanished workflow
+// (orch-hook repair); it reports whether there was one.
 func (s *Store) forgetVanished() (string, bool) {
 	lineage, ok := s.vanished()
 	if !ok {
 		return "", false
 	}
-	if err := os.Remove(s.markerPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(s.MarkerPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", false
 	}
+	removeKey(lineage)
 	return lineage, true
 }

@@ -1,11 +1,15 @@
 package state
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
@@ -63,7 +67,25 @@ type Store struct {
 	// a gating hook answers soon, a completion waits within its hook's
 	// time budget.
 	Wait time.Duration
+	// Check, when set, is run on every checkpoint read: a checkpoint it
+	// refuses is damaged (status and repair set it to decode the
+	// workflow's own section).
+	Check func(*Checkpoint) error
+
+	// pin is, under the lock, what the last audit found: where the log
+	// ends and what the marker must record.
+	pin *audit
+	// mu keeps the locked sections of goroutines sharing this Store apart
+	// (flock(2) does between processes): pin is theirs.
+	mu sync.Mutex
+	// crashAt makes a commit stop where a killed writer would ("append":
+	// after the log, before the rename; "rename": before the marker), for
+	// the recovery tests.
+	crashAt string
 }
+
+// errCrashed is what a commit stopped by crashAt returns.
+var errCrashed = errors.New("state: stopped as if killed (test)")
 
 // Open returns the store of the project at root. It does no I/O.
 func Open(root string) *Store {
@@ -90,27 +112,82 @@ func (s *Store) Load() (*Checkpoint, error) {
 }
 
 func (s *Store) read() (*Checkpoint, bool, error) {
+	cp, migrated, _, err := s.readAudited(false)
+	var tamper *TamperError
+	if errors.As(err, &tamper) && s.mu.TryLock() {
+		// Read without the lock, the files and the marker may be from
+		// different writes: a change is only called one under the lock.
+		// (Not when this Store already holds it: then the read was
+		// consistent.)
+		s.mu.Unlock()
+		unlock, lerr := s.lock()
+		if lerr != nil {
+			return nil, false, lerr
+		}
+		defer unlock()
+		cp, migrated, _, err = s.readAudited(true)
+	}
+	return cp, migrated, err
+}
+
+// readCheckpoint reads the snapshot and the stamp of the file it read.
+func (s *Store) readCheckpoint() ([]byte, Stamp, error) {
+	f, err := os.OpenFile(s.CheckpointPath(), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, Stamp{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, Stamp{}, err
+	}
+	b, err := io.ReadAll(f)
+	return b, stampOf(fi), err
+}
+
+// readAudited reads the snapshot and checks it, and the log, against the
+// marker (full: the whole chain when the log changed; under the lock).
+func (s *Store) readAudited(full bool) (*Checkpoint, bool, *audit, error) {
 	path := s.CheckpointPath()
-	b, err := os.ReadFile(path)
+	raw, stamp, err := s.readCheckpoint()
 	if errors.Is(err, fs.ErrNotExist) {
 		// A log without its snapshot means the snapshot was lost, not
 		// that there is no workflow: never reset silently.
 		if fi, lerr := os.Stat(s.LogPath()); lerr == nil && fi.Size() > 0 {
-			return nil, false, &CorruptError{Path: path, Err: errors.New("missing, but events.jsonl holds a workflow")}
+			return nil, false, nil, &CorruptError{Path: path, Err: errors.New("missing, but events.jsonl holds a workflow")}
 		}
 		if lineage, gone := s.vanished(); gone {
-			return nil, false, &VanishedError{Dir: s.Dir, Lineage: lineage}
+			return nil, false, nil, &VanishedError{Dir: s.Dir, Lineage: lineage}
 		}
-		return nil, false, ErrNoState
+		return nil, false, nil, ErrNoState
 	}
 	if err != nil {
-		return nil, false, &CorruptError{Path: path, Err: err}
+		return nil, false, nil, &CorruptError{Path: path, Err: err}
 	}
-	cp, migrated, err := Decode(b)
+	body, seal, err := splitSeal(raw)
 	if err != nil {
-		return nil, false, &CorruptError{Path: path, Err: err}
+		return nil, false, nil, tampered("checkpoint.json was rewritten by something other than orch-hook (%v)", err)
 	}
-	return cp, migrated, nil
+	cp, migrated, err := Decode(body)
+	if err == nil && s.Check != nil {
+		err = s.Check(cp)
+	}
+	if err != nil {
+		// Unreadable and not what orch-hook last wrote: changed outside.
+		if m, merr := s.readMarker(); merr == nil && m != nil && fileDigest(raw) != m.Checkpoint {
+			return nil, false, nil, tampered("checkpoint.json was changed and is no longer a valid checkpoint (%v)", err)
+		}
+		return nil, false, nil, &CorruptError{Path: path, Err: err}
+	}
+	a, err := s.verify(raw, stamp, body, seal, cp, migrated, full)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	a.digest, a.serial, a.lineage, a.finished = fileDigest(raw), cp.Serial, cp.Lineage, cp.Finished()
+	if seal != nil {
+		a.commit = seal.Log
+	}
+	return cp, migrated, a, nil
 }
 
 // Update is the one read-modify-write: under the exclusive lock it recovers
@@ -142,7 +219,10 @@ func (s *Store) Update(fn func(cp *Checkpoint) ([]Event, error)) (*Checkpoint, e
 			}
 		}
 		s.stamp(events, cp.Serial, nil)
-		return cp, appendEvents(s.LogPath(), events)
+		if err := s.appendLocked(events); err != nil {
+			return nil, err
+		}
+		return cp, s.markLocked()
 	}
 	if err != nil {
 		return nil, err
@@ -163,35 +243,64 @@ func (s *Store) Append(events ...Event) error {
 }
 
 // prepareLocked runs under the lock: it removes a crashed writer's
-// leftovers and returns the current snapshot, committing a v1.3 migration.
+// leftovers, checks the state against its marker (a change made outside
+// orch-hook is an error), cuts what a writer that died between append and
+// rename left, and returns the current snapshot, committing a v1.3
+// migration (or the first seal of an imported state).
 func (s *Store) prepareLocked() (*Checkpoint, error) {
 	removeStaleTemps(s.Dir)
-	cp, migrated, err := s.read()
+	cp, migrated, a, err := s.readAudited(true)
 	if err != nil {
 		return nil, err
 	}
-	if cut, err := recoverLog(s.LogPath(), cp.Serial); err != nil {
-		return nil, fmt.Errorf("recovering %s: %w", s.LogPath(), err)
-	} else if cut != "" {
-		ev := []Event{{Type: EventRecover, Reason: cut, StateBefore: cp.StateMachine.CurrentState}}
+	s.pin = a
+	if a.cutAt >= 0 {
+		if err := truncateLog(s.LogPath(), a.cutAt); err != nil {
+			return nil, fmt.Errorf("recovering %s: %w", s.LogPath(), err)
+		}
+		ev := []Event{{Type: EventRecover, Reason: a.cutWhat, StateBefore: cp.StateMachine.CurrentState}}
 		s.stamp(ev, cp.Serial, nil)
-		if err := appendEvents(s.LogPath(), ev); err != nil {
+		if err := s.appendLocked(ev); err != nil {
 			return nil, err
 		}
+		a.refresh = true
 	}
-	if migrated {
+	if migrated || a.adopt {
 		next := cp.Clone()
-		ev := []Event{{Type: EventMigrate, Reason: "checkpoint v1.3 migrated to v2.0 on load"}}
+		reason := "checkpoint v1.3 migrated to v2.0 on load"
+		if !migrated {
+			reason = "sealed (a state written before orch-hook sealed its state)"
+		}
+		ev := []Event{{Type: EventMigrate, Reason: reason}}
 		if err := s.commitLocked(cp, next, ev); err != nil {
 			return nil, err
 		}
-		cp = next
+		return next, nil
+	}
+	if a.refresh {
+		if err := s.markLocked(); err != nil {
+			return nil, err
+		}
 	}
 	return cp, nil
 }
 
+// truncateLog cuts the log back to size.
+func truncateLog(path string, size int64) error {
+	f, err := os.OpenFile(path, os.O_RDWR|noFollow, fileMode)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
 // commitLocked writes a state change: log first, snapshot second. The
-// snapshot's rename is the commit point (see Event).
+// snapshot's rename is the commit point (see Event); the marker outside
+// the project then records exactly what was written.
 func (s *Store) commitLocked(prev, next *Checkpoint, events []Event) error {
 	next.SchemaVersion = SchemaVersion
 	next.Serial = prev.Serial + 1
@@ -199,7 +308,11 @@ func (s *Store) commitLocked(prev, next *Checkpoint, events []Event) error {
 	if err := next.Validate(); err != nil {
 		return fmt.Errorf("refusing to write an invalid checkpoint: %w", err)
 	}
-	data, err := jsonenc.Marshal(next)
+	key, err := keyFor(next.Lineage)
+	if err != nil {
+		return err
+	}
+	body, err := jsonenc.Marshal(next)
 	if err != nil {
 		return err
 	}
@@ -211,14 +324,61 @@ func (s *Store) commitLocked(prev, next *Checkpoint, events []Event) error {
 			events[i].StateAfter = next.StateMachine.CurrentState
 		}
 	}
-	s.stamp(events, next.Serial, data)
-	if err := appendEvents(s.LogPath(), events); err != nil {
+	s.stamp(events, next.Serial, body)
+	if err := s.appendLocked(events); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(s.CheckpointPath(), append(data, '\n')); err != nil {
+	if s.crashAt == "append" {
+		return errCrashed
+	}
+	seal := Seal{Log: s.pin.tail, MAC: macOf(key, body, s.pin.tail)}
+	file := append(sealBytes(body, seal), '\n')
+	if err := writeFileAtomic(s.CheckpointPath(), file); err != nil {
 		return err
 	}
-	s.setMarker(next)
+	if s.crashAt == "rename" {
+		return errCrashed
+	}
+	p := s.pin
+	p.digest, p.commit, p.serial, p.lineage, p.finished = fileDigest(file), seal.Log, next.Serial, next.Lineage, next.Finished()
+	return s.markLocked()
+}
+
+// appendLocked chains events onto the log's last record and appends them.
+func (s *Store) appendLocked(events []Event) error {
+	if s.pin == nil {
+		s.pin = &audit{cutAt: -1, base: -1}
+	}
+	tail, size, err := appendEvents(s.LogPath(), events, s.pin.tail, s.pin.size)
+	if err != nil {
+		return err
+	}
+	s.pin.tail, s.pin.size = tail, size
+	return nil
+}
+
+// markLocked records in the marker what the state now is.
+func (s *Store) markLocked() error {
+	p := s.pin
+	m := &Marker{Lineage: p.lineage, Finished: p.finished, Serial: p.serial, Checkpoint: p.digest, Commit: p.commit, LogSize: p.size, LogTail: p.tail}
+	if p.marker != nil {
+		m.LogBase = p.marker.LogBase
+	}
+	if p.base >= 0 {
+		m.LogBase = p.base
+	}
+	fi, err := os.Stat(s.CheckpointPath())
+	if err != nil {
+		return err
+	}
+	m.CheckpointStamp = stampOf(fi)
+	if fi, err := os.Stat(s.LogPath()); err == nil {
+		m.LogStamp = stampOf(fi)
+	}
+	if err := s.writeMarker(m); err != nil {
+		return fmt.Errorf("recording the workflow's marker: %w", err)
+	}
+	p.marker = m
 	return nil
 }
 
@@ -249,7 +409,7 @@ func (s *Store) Create(cp *Checkpoint, events ...Event) error {
 	}
 	defer unlock()
 	removeStaleTemps(s.Dir)
-	old, _, err := s.read()
+	old, _, _, err := s.readAudited(true)
 	switch {
 	case err == nil && !old.Finished():
 		return &ActiveError{Command: old.StateMachine.WorkflowConfig.Command, State: old.StateMachine.CurrentState, Since: old.Metadata.CreatedAt}
@@ -270,6 +430,10 @@ func (s *Store) Create(cp *Checkpoint, events ...Event) error {
 	if len(events) == 0 {
 		events = []Event{{Type: EventStart}}
 	}
+	if _, err := newKey(cp.Lineage); err != nil {
+		return err
+	}
+	s.pin = &audit{cutAt: -1, base: 0}
 	return s.commitLocked(&Checkpoint{}, cp, events)
 }
 
@@ -288,6 +452,7 @@ func (s *Store) archiveLocked(old *Checkpoint) error {
 			return fmt.Errorf("archiving %s: %w", name, err)
 		}
 	}
+	removeKey(old.Lineage)
 	return syncDir(s.Dir)
 }
 
@@ -315,9 +480,14 @@ func (s *Store) Events() ([]Event, LogReport, error) {
 	return readEvents(s.LogPath(), max)
 }
 
-// Repair rebuilds a damaged or missing snapshot from the last complete
-// checkpoint record in the log, keeping the damaged file beside it. On a
-// healthy store it only recovers the log's tail. It returns what it did.
+// Repair brings the state back to the last state orch-hook wrote. A
+// checkpoint changed outside orch-hook (edited, rolled back, replaced,
+// deleted) is restored from the log record the marker pins; a damaged one
+// without a marker is rebuilt from the last complete checkpoint record of
+// the log. The file replaced is kept beside it. A log changed outside
+// orch-hook cannot be restored: Repair says so, and AcceptState accepts it
+// as it is. On a healthy store it only recovers the log's tail. It returns
+// what it did.
 func (s *Store) Repair() (string, error) {
 	if _, err := os.Stat(s.CheckpointPath()); errors.Is(err, fs.ErrNotExist) {
 		if _, err := os.Stat(s.LogPath()); errors.Is(err, fs.ErrNotExist) {
@@ -334,30 +504,116 @@ func (s *Store) Repair() (string, error) {
 		return "", err
 	}
 	defer unlock()
-	removeStaleTemps(s.Dir)
-	cp, _, err := s.read()
+	cp, err := s.prepareLocked()
 	var corrupt *CorruptError
+	var tamper *TamperError
 	switch {
 	case err == nil:
-		if _, err := s.prepareLocked(); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("checkpoint.json is healthy (serial %d, state %s); nothing to rebuild", cp.Serial, cp.StateMachine.CurrentState), nil
+		return fmt.Sprintf("the state is healthy (serial %d, state %s; sealed, and as orch-hook wrote it); nothing to repair", cp.Serial, cp.StateMachine.CurrentState), nil
+	case errors.As(err, &tamper):
+		return s.restoreLocked(tamper)
 	case errors.As(err, &corrupt):
-	default:
+		return s.rebuildLocked(corrupt)
+	}
+	return "", err
+}
+
+// restoreLocked puts back the checkpoint the marker pins, from the log
+// record that commits it.
+func (s *Store) restoreLocked(tamper *TamperError) (string, error) {
+	m, err := s.readMarker()
+	if err != nil {
 		return "", err
 	}
+	if m == nil {
+		return "", fmt.Errorf("%v; there is no marker to restore from: accept the state as it is with `orch-hook repair --accept`", tamper)
+	}
+	if raw, _, err := s.readCheckpoint(); err == nil && fileDigest(raw) == m.Checkpoint {
+		return "", fmt.Errorf("%v; checkpoint.json is intact, but the log cannot be restored: accept it as it is with `orch-hook repair --accept`", tamper)
+	}
+	body, err := findCommit(s.LogPath(), m.Commit)
+	if err != nil {
+		return "", fmt.Errorf("%v; the record of serial %d that orch-hook last committed cannot be read from events.jsonl (%v): accept the state as it is with `orch-hook repair --accept`", tamper, m.Serial, err)
+	}
+	key, err := readKey(m.Lineage)
+	if err != nil {
+		return "", err
+	}
+	file := append(sealBytes(body, Seal{Log: m.Commit, MAC: macOf(key, body, m.Commit)}), '\n')
+	if fileDigest(file) != m.Checkpoint {
+		return "", fmt.Errorf("%v; the record in events.jsonl does not rebuild the checkpoint the marker pins: accept the state as it is with `orch-hook repair --accept`", tamper)
+	}
+	kept := ""
+	if _, err := os.Lstat(s.CheckpointPath()); err == nil {
+		kept = s.CheckpointPath() + ".changed-" + s.Now().Format("20060102T150405.000000000Z")
+		if err := os.Rename(s.CheckpointPath(), kept); err != nil {
+			return "", err
+		}
+	}
+	if err := writeFileAtomic(s.CheckpointPath(), file); err != nil {
+		return "", err
+	}
+	msg := fmt.Sprintf("restored checkpoint.json to serial %d, the last state orch-hook wrote (%s)", m.Serial, tamper.What)
+	if kept != "" {
+		msg += "; the changed file is kept as " + kept
+	}
+	cp, err := s.prepareLocked()
+	if err != nil {
+		var still *TamperError
+		if errors.As(err, &still) {
+			return "", fmt.Errorf("%s; but %v: the log cannot be restored; accept it as it is with `orch-hook repair --accept`", msg, still.What)
+		}
+		return "", err
+	}
+	ev := []Event{{Type: EventRepair, Reason: "the user restored the last state orch-hook wrote after a change made outside it: " + tamper.What}}
+	if err := s.commitLocked(cp, cp.Clone(), ev); err != nil {
+		return "", err
+	}
+	return msg, nil
+}
+
+// findCommit returns the checkpoint carried by the log record whose hash is
+// commit.
+func findCommit(path, commit string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var found []byte
+	err = reverseLines(f, func(line []byte) bool {
+		if lineHash(line) != commit {
+			return true
+		}
+		var p chainProbe
+		if json.Unmarshal(line, &p) == nil && len(p.Checkpoint) > 0 {
+			found = p.Checkpoint
+		}
+		return false
+	})
+	if err == nil && found == nil {
+		err = errors.New("no such record")
+	}
+	return found, err
+}
+
+// rebuildLocked rebuilds a damaged snapshot that orch-hook itself wrote (or
+// that no marker pins) from the last checkpoint record of the log that
+// reads, as a new serial: nothing in the log is cut.
+func (s *Store) rebuildLocked(corrupt *CorruptError) (string, error) {
 	events, _, err := readEvents(s.LogPath(), ^uint64(0))
 	if err != nil {
 		return "", err
 	}
 	var rebuilt *Checkpoint
 	var from Event
-	for i := len(events) - 1; i >= 0 && rebuilt == nil; i-- {
-		if len(events[i].Checkpoint) == 0 {
+	top := uint64(0)
+	for i := len(events) - 1; i >= 0; i-- {
+		top = max(top, events[i].Serial)
+		if len(events[i].Checkpoint) == 0 || rebuilt != nil {
 			continue
 		}
-		if c, _, err := Decode(events[i].Checkpoint); err == nil {
+		if c, _, err := Decode(events[i].Checkpoint); err == nil && (s.Check == nil || s.Check(c) == nil) {
 			rebuilt, from = c, events[i]
 		}
 	}
@@ -371,12 +627,14 @@ func (s *Store) Repair() (string, error) {
 			return "", err
 		}
 	}
-	// Drop any tail past the record we rebuild from, then commit the
-	// rebuilt state as a new serial so the log says what happened.
-	if _, err := recoverLog(s.LogPath(), rebuilt.Serial); err != nil {
+	if err := s.startSegmentLocked(); err != nil {
 		return "", err
 	}
 	prev := rebuilt.Clone()
+	if m, _ := s.readMarker(); m != nil {
+		top = max(top, m.Serial)
+	}
+	prev.Serial = top // the rebuilt state is committed past every serial the log holds
 	ev := []Event{{Type: EventRepair, Reason: fmt.Sprintf("snapshot rebuilt from the event of %s (serial %d): %v", from.Time.Format(time.RFC3339), from.Serial, corrupt.Err)}}
 	if err := s.commitLocked(prev, rebuilt, ev); err != nil {
 		return "", err
@@ -387,3 +645,116 @@ func (s *Store) Repair() (string, error) {
 	}
 	return msg, nil
 }
+
+// startSegmentLocked makes the log's current end the start of what is
+// checked from now on (after the user accepted the state, or a rebuild):
+// a torn last line is cut first so that the next record chains on a
+// whole one.
+func (s *Store) startSegmentLocked() error {
+	f, err := os.OpenFile(s.LogPath(), os.O_RDWR|noFollow, fileMode)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.pin = &audit{cutAt: -1, base: 0}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
+	tail := ""
+	if size > 0 {
+		start, last, err := lastLine(f, size)
+		if err != nil {
+			return err
+		}
+		if !bytes.HasSuffix(last, []byte("\n")) {
+			if err := f.Truncate(start); err != nil {
+				return err
+			}
+			size = start
+			if size > 0 {
+				if _, last, err = lastLine(f, size); err != nil {
+					return err
+				}
+			}
+		}
+		if size > 0 {
+			tail = lineHash(last)
+		}
+	}
+	s.pin = &audit{cutAt: -1, tail: tail, size: size, base: size}
+	return nil
+}
+
+// AcceptState re-seals the state as it now is, after the user has seen
+// what changed outside orch-hook (/orch-hook:resolve accept-state, or
+// `orch-hook repair --accept`): the change is logged, and the log is
+// checked from here on. A checkpoint that does not validate is not
+// accepted. With nothing to accept it says so.
+func (s *Store) AcceptState(who string) (string, error) {
+	if _, err := os.Stat(s.Dir); errors.Is(err, fs.ErrNotExist) {
+		return "", ErrNoState
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	removeStaleTemps(s.Dir)
+	_, _, a, err := s.readAudited(true)
+	var tamper *TamperError
+	var badKey *KeyError
+	switch {
+	case err == nil && a.cutAt < 0 && !a.adopt:
+		return "nothing to accept: the state is as orch-hook wrote it", nil
+	case err == nil:
+		if _, err := s.prepareLocked(); err != nil {
+			return "", err
+		}
+		return "nothing to accept: the state is as orch-hook wrote it (an interrupted write was recovered)", nil
+	case errors.As(err, &tamper), errors.As(err, &badKey):
+	default:
+		return "", fmt.Errorf("cannot accept the state: %w", err)
+	}
+	raw, _, err := s.readCheckpoint()
+	if err != nil {
+		return "", fmt.Errorf("cannot accept the state: %w; run `orch-hook repair`", err)
+	}
+	body, _, err := splitSeal(raw)
+	if err != nil {
+		body = raw
+	}
+	cp, _, err := Decode(body)
+	if err == nil && s.Check != nil {
+		err = s.Check(cp)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot accept checkpoint.json: it is not a valid checkpoint (%v); fix it by hand, or run `orch-hook repair` to restore the last state orch-hook wrote", oneLineErr(err))
+	}
+	if m, _ := s.readMarker(); m != nil && m.Lineage != cp.Lineage {
+		removeKey(m.Lineage)
+	}
+	if err := s.startSegmentLocked(); err != nil {
+		return "", err
+	}
+	what := err2what(tamper, badKey)
+	ev := []Event{{Type: EventAccept, Reason: who + " accepted a state changed outside orch-hook: " + what}}
+	next := cp.Clone()
+	if err := s.commitLocked(cp, next, ev); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("accepted the state as it is (%s): sealed again at serial %d, state %s", what, next.Serial, next.StateMachine.CurrentState), nil
+}
+
+func err2what(tamper *TamperError, badKey *KeyError) string {
+	if tamper != nil {
+		return tamper.What
+	}
+	return badKey.Error()
+}
+
+func oneLineErr(err error) string { return trimJSONError(err).Error() }

@@ -46,7 +46,7 @@ func TestLoad(t *testing.T) {
 			s := tstCreate(t, "plan")
 			os.WriteFile(s.CheckpointPath(), nil, 0o600)
 			return s
-		}, wantCorrupt("not a JSON object")},
+		}, wantTamper("checkpoint.json was changed and is no longer a valid checkpoint (not a JSON object")},
 		{"invalid snapshot", func(t *testing.T) *Store {
 			return tstWithCheckpoint(t, "v20-state-not-in-table.json")
 		}, func(t *testing.T, s *Store, cp *Checkpoint, err error) {
@@ -64,13 +64,16 @@ func TestLoad(t *testing.T) {
 			os.MkdirAll(s.CheckpointPath(), 0o700)
 			return s
 		}, wantCorrupt("")},
-		{"valid", func(t *testing.T) *Store {
+		{"valid but not sealed", func(t *testing.T) *Store {
 			return tstWithCheckpoint(t, "v20-valid.json")
+		}, wantTamper("checkpoint.json has no seal")},
+		{"valid, accepted by the user", func(t *testing.T) *Store {
+			return tstAdopt(t, tstWithCheckpoint(t, "v20-valid.json"))
 		}, func(t *testing.T, s *Store, cp *Checkpoint, err error) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cp.Serial != 7 || cp.StateMachine.CurrentState != "implement" {
+			if cp.Serial != 8 || cp.StateMachine.CurrentState != "implement" {
 				t.Errorf("serial %d state %q", cp.Serial, cp.StateMachine.CurrentState)
 			}
 		}},
@@ -105,6 +108,19 @@ func wantErrIs(target error) func(*testing.T, *Store, *Checkpoint, error) {
 		t.Helper()
 		if !errors.Is(err, target) {
 			t.Errorf("error %v, want %v", err, target)
+		}
+	}
+}
+
+func wantTamper(msg string) func(*testing.T, *Store, *Checkpoint, error) {
+	return func(t *testing.T, s *Store, cp *Checkpoint, err error) {
+		t.Helper()
+		var te *TamperError
+		if !errors.As(err, &te) {
+			t.Fatalf("error %v (%T), want a *TamperError", err, err)
+		}
+		if !strings.Contains(err.Error(), msg) || !strings.Contains(te.Hint(), "accept-state") || !strings.Contains(te.Hint(), "orch-hook repair") {
+			t.Errorf("error %q (hint %q), want %q and both ways out", err, te.Hint(), msg)
 		}
 	}
 }
@@ -169,7 +185,7 @@ func TestCreateFresh(t *testing.T) {
 	if ev.Type != EventStart || ev.Serial != 1 || ev.Session != "s1" || ev.StateAfter != "initialize" || ev.Time.IsZero() {
 		t.Errorf("start event %+v", ev)
 	}
-	snap := strings.TrimSuffix(string(tstRead(t, s.CheckpointPath())), "\n")
+	snap := tstUnsealed(t, s)
 	if string(ev.Checkpoint) != snap {
 		t.Errorf("start record's checkpoint differs from the snapshot:\n%s\n%s", ev.Checkpoint, snap)
 	}
@@ -322,7 +338,7 @@ func TestUpdateCommits(t *testing.T) {
 		}
 		batch := all[prevLines:]
 		prevLines = len(all)
-		snap := strings.TrimSuffix(string(tstRead(t, s.CheckpointPath())), "\n")
+		snap := tstUnsealed(t, s)
 		for j, ev := range batch {
 			last := j == len(batch)-1
 			if ev.Serial != wantSerial {
@@ -520,7 +536,7 @@ func TestUpdateCommitsMigration(t *testing.T) {
 // Unknown top-level fields survive a locked load+save, in the snapshot and
 // in the log's checkpoint record, and each log record stays on one line.
 func TestUpdateKeepsExtraFields(t *testing.T) {
-	s := tstWithCheckpoint(t, "v20-extra-fields.json")
+	s := tstAdopt(t, tstWithCheckpoint(t, "v20-extra-fields.json"))
 	if _, err := s.Update(tstTransition("test")); err != nil {
 		t.Fatal(err)
 	}
@@ -540,8 +556,8 @@ func TestUpdateKeepsExtraFields(t *testing.T) {
 				t.Errorf("%s: %s = %s, want %s", name, k, got[k], want[k])
 			}
 		}
-		if string(got["serial"]) != "8" {
-			t.Errorf("%s: serial %s, want 8", name, got["serial"])
+		if string(got["serial"]) != "9" { // 7, accepted (8), then the update
+			t.Errorf("%s: serial %s, want 9", name, got["serial"])
 		}
 	}
 }
@@ -586,122 +602,6 @@ func TestUpdateConcurrent(t *testing.T) {
 		if ev.Serial != uint64(i+1) {
 			t.Fatalf("record %d has serial %d", i, ev.Serial)
 		}
-	}
-}
-
-// A torn last line (a writer killed in the middle of its append) is cut at
-// the next locked write, which logs a recover event; the snapshot is not
-// touched and the complete records before it are kept byte for byte.
-func TestRecoverTornLog(t *testing.T) {
-	s := tstFromFixture(t, "torn-log")
-	orig := tstRead(t, s.LogPath())
-	cut := strings.LastIndexByte(string(orig), '\n') + 1
-	torn := len(orig) - cut
-	snap := tstRead(t, s.CheckpointPath())
-
-	// Readers skip the torn line without calling it bad.
-	evs, rep, err := s.Events()
-	if err != nil || len(evs) != 3 || len(rep.BadLines) != 0 {
-		t.Fatalf("Events before recovery: %d events, bad lines %v, %v", len(evs), rep.BadLines, err)
-	}
-
-	if _, err := s.Update(func(*Checkpoint) ([]Event, error) { return nil, ErrNoChange }); err != nil {
-		t.Fatal(err)
-	}
-	after := tstRead(t, s.LogPath())
-	if !strings.HasPrefix(string(after), string(orig[:cut])) {
-		t.Fatal("records before the torn line changed")
-	}
-	lines := tstLines(t, s.LogPath())
-	if len(lines) != 4 {
-		t.Fatalf("%d lines after recovery, want 3 records and a recover event", len(lines))
-	}
-	var rec Event
-	if err := json.Unmarshal([]byte(lines[3]), &rec); err != nil {
-		t.Fatal(err)
-	}
-	if rec.Type != EventRecover || rec.Serial != 2 || len(rec.Checkpoint) != 0 ||
-		!strings.Contains(rec.Reason, fmt.Sprintf("a torn record (%d bytes)", torn)) || rec.StateBefore != "research" {
-		t.Errorf("recover event %+v", rec)
-	}
-	if got := tstRead(t, s.CheckpointPath()); string(got) != string(snap) {
-		t.Error("recovery rewrote the snapshot")
-	}
-	// Once clean, the next write does not log another recover event.
-	if err := s.Append(Event{Type: EventDeny}); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(tstLines(t, s.LogPath())); n != 5 {
-		t.Errorf("%d lines, want 5", n)
-	}
-}
-
-// Records past the snapshot's serial were appended by a writer that died
-// before its rename: they are never shown, are cut at the next locked
-// write, and the serial they used is given to the next real change.
-func TestRecoverLogAhead(t *testing.T) {
-	s := tstFromFixture(t, "log-ahead")
-	orig := tstLines(t, s.LogPath())
-	if len(orig) != 4 {
-		t.Fatalf("fixture: %d lines", len(orig))
-	}
-	evs, _, err := s.Events()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(evs) != 3 {
-		t.Fatalf("Events returned %d records, want 3 (the serial-3 record is uncommitted)", len(evs))
-	}
-	for _, ev := range evs {
-		if ev.Serial > 2 {
-			t.Errorf("Events returned an uncommitted record: %+v", ev)
-		}
-	}
-
-	cp, err := s.Update(tstTransition("complete"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cp.Serial != 3 || cp.StateMachine.CurrentState != "complete" {
-		t.Errorf("serial %d state %q", cp.Serial, cp.StateMachine.CurrentState)
-	}
-	lines := tstLines(t, s.LogPath())
-	if len(lines) != 5 || !reflect.DeepEqual(lines[:3], orig[:3]) {
-		t.Fatalf("log after recovery:\n%s", strings.Join(lines, "\n"))
-	}
-	all := tstLogEvents(t, s)
-	rec, next := all[3], all[4]
-	if rec.Type != EventRecover || rec.Serial != 2 || !strings.Contains(rec.Reason, "1 uncommitted record(s) past the snapshot's serial") {
-		t.Errorf("recover event %+v", rec)
-	}
-	if next.Type != EventTransition || next.Serial != 3 || next.StateAfter != "complete" {
-		t.Errorf("new record %+v", next)
-	}
-	for _, ev := range all {
-		if ev.Serial == 3 && ev.StateAfter == "plan" {
-			t.Error("the dead writer's record is still in the log")
-		}
-	}
-}
-
-// A torn line and uncommitted records together are all cut.
-func TestRecoverTornAndAhead(t *testing.T) {
-	s := tstFromFixture(t, "log-ahead")
-	f, err := os.OpenFile(s.LogPath(), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(`{"time":"2025-03-14T09:27:02Z","serial":3,"type":"de`)
-	f.Close()
-	if err := s.Append(Event{Type: EventDeny}); err != nil {
-		t.Fatal(err)
-	}
-	evs := tstLogEvents(t, s)
-	if len(evs) != 5 {
-		t.Fatalf("%d records, want 3 + recover + deny", len(evs))
-	}
-	if r := evs[3].Reason; evs[3].Type != EventRecover || !strings.Contains(r, "torn record") || !strings.Contains(r, "1 uncommitted") {
-		t.Errorf("recover event %+v", evs[3])
 	}
 }
 
@@ -750,7 +650,7 @@ func TestRepairCorruptSnapshot(t *testing.T) {
 	if last.Type != EventRepair || last.Serial != 3 || len(last.Checkpoint) == 0 || !strings.Contains(last.Reason, "serial 2") {
 		t.Errorf("repair event %+v", last)
 	}
-	if got, _ := s.Repair(); !strings.Contains(got, "nothing to rebuild") {
+	if got, _ := s.Repair(); !strings.Contains(got, "nothing to repair") {
 		t.Errorf("second Repair: %q", got)
 	}
 }
@@ -786,13 +686,14 @@ func TestRepairHealthy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(msg, "healthy") || !strings.Contains(msg, "nothing to rebuild") {
+	if !strings.Contains(msg, "healthy") || !strings.Contains(msg, "nothing to repair") {
 		t.Errorf("message %q", msg)
 	}
 	tstAssertUnchanged(t, s.Dir, before)
 
 	// On a healthy snapshot with a torn log Repair still recovers the tail.
-	s = tstFromFixture(t, "torn-log")
+	s = tstCreate(t, "plan")
+	tstTear(t, s, `{"time":"2025-01-01T00:00:00Z","serial":1,"ty`)
 	if _, err := s.Repair(); err != nil {
 		t.Fatal(err)
 	}
@@ -991,45 +892,10 @@ func TestRecoverAcrossChunks(t *testing.T) {
 			}
 		})
 	}
-	t.Run("the whole log is one torn line", func(t *testing.T) {
+	t.Run("a log replaced by one torn line is not a crash", func(t *testing.T) {
 		s := tstCreate(t, "plan")
 		os.WriteFile(s.LogPath(), []byte(`{"time":"2025-01-01T00:00:00Z","ser`), 0o600)
-		if err := s.Append(Event{Type: EventDeny}); err != nil {
-			t.Fatal(err)
-		}
-		evs := tstLogEvents(t, s)
-		if len(evs) != 2 || evs[0].Type != EventRecover || evs[1].Type != EventDeny {
-			t.Errorf("log %+v", evs)
-		}
+		err := s.Append(Event{Type: EventDeny})
+		wantTamper("events.jsonl is")(t, s, nil, err)
 	})
-}
-
-// A crashed batch leaves several records past the snapshot: all are cut.
-func TestRecoverUncommittedBatch(t *testing.T) {
-	s := tstCreate(t, "plan")
-	snap := tstRead(t, s.CheckpointPath())
-	before := tstRead(t, s.LogPath())
-	_, err := s.Update(func(cp *Checkpoint) ([]Event, error) {
-		cp.StateMachine.CurrentState = "implement"
-		return []Event{{Type: EventAgentLaunch}, {Type: EventUpdate}, {Type: EventTransition}}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The writer "died" before its rename: the old snapshot is back.
-	os.WriteFile(s.CheckpointPath(), snap, 0o600)
-	if evs, _, _ := s.Events(); len(evs) != 1 {
-		t.Errorf("Events shows %d records, want the committed one", len(evs))
-	}
-	if err := s.Append(Event{Type: EventDeny}); err != nil {
-		t.Fatal(err)
-	}
-	after := tstRead(t, s.LogPath())
-	if !strings.HasPrefix(string(after), string(before)) {
-		t.Fatal("committed records changed")
-	}
-	evs := tstLogEvents(t, s)
-	if len(evs) != 3 || evs[1].Type != EventRecover || !strings.Contains(evs[1].Reason, "3 uncommitted record(s)") || evs[2].Serial != 1 {
-		t.Errorf("log after recovery %+v", evs)
-	}
 }

@@ -174,20 +174,28 @@ func projectDir(c *cli.Context) string {
 	return ""
 }
 
-// projectStore is the state of the project the CLI is pointed at.
+// projectStore is the state of the project the CLI is pointed at. Its
+// reads also decode the workflow's own section, so that status, doctor
+// and repair call a state healthy only if the hooks can read it.
 func projectStore(c *cli.Context) *state.Store {
+	st := state.Open(projectRoot(c))
+	st.Check = hooks.CheckWorkflow
+	return st
+}
+
+func projectRoot(c *cli.Context) string {
 	if dir := projectDir(c); dir != "" {
 		abs, err := filepath.Abs(dir)
 		if err == nil {
 			dir = abs
 		}
-		return state.Open(dir)
+		return dir
 	}
 	wd, err := os.Getwd()
 	if err != nil {
 		wd = "."
 	}
-	return state.Open(state.FindRoot(wd))
+	return state.FindRoot(wd)
 }
 
 // usageOnCommand turns a subcommand's flag errors into usage errors.

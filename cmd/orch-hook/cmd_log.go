@@ -191,7 +191,7 @@ func oneLine(s string, n int) string {
 var knownEventTypes = map[string]bool{
 	state.EventStart: true, state.EventTransition: true, state.EventUpdate: true, state.EventDeny: true,
 	state.EventAgentLaunch: true, state.EventAgentDone: true, state.EventUserDecision: true,
-	state.EventError: true, state.EventMigrate: true, state.EventRepair: true, state.EventRecover: true,
+	state.EventError: true, state.EventMigrate: true, state.EventRepair: true, state.EventRecover: true, state.EventAccept: true,
 }
 
 func eventTypeNames() []string {

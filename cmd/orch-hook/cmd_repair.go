@@ -12,16 +12,21 @@ import (
 func repairCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:         "repair",
-		Usage:        "rebuild a damaged checkpoint.json from events.jsonl and cut a torn log tail",
+		Usage:        "restore the last state orch-hook wrote (after a change made outside it, or damage), or with --accept seal the state as it now is",
 		OnUsageError: usageOnCommand,
-		Flags:        []cli.Flag{projectFlag},
-		Before:       checkProject,
+		Flags: []cli.Flag{projectFlag, &cli.BoolFlag{Name: "accept",
+			Usage: "accept a state changed outside orch-hook as it is, and seal it again (the same as typing /orch-hook:resolve accept-state)"}},
+		Before: checkProject,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("repair takes no arguments")
 			}
 			store := projectStore(c)
-			msg, err := store.Repair()
+			repair := store.Repair
+			if c.Bool("accept") {
+				repair = func() (string, error) { return store.AcceptState("the user (orch-hook repair --accept)") }
+			}
+			msg, err := repair()
 			if errors.Is(err, state.ErrNoState) {
 				fmt.Fprintf(e.stdout, "No workflow state in %s; nothing to repair.\n", store.Root)
 				return nil

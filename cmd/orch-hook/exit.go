@@ -41,6 +41,8 @@ func exitCode(err error) int {
 		lock    *state.LockError
 		corrupt *state.CorruptError
 		gone    *state.VanishedError
+		changed *state.TamperError
+		key     *state.KeyError
 		active  *state.ActiveError
 		refused *gates.TransitionError
 		forged  *hooks.ForgedError
@@ -54,7 +56,7 @@ func exitCode(err error) int {
 		return exitError
 	case errors.As(err, &lock):
 		return exitBusy
-	case errors.As(err, &corrupt), errors.As(err, &gone):
+	case errors.As(err, &corrupt), errors.As(err, &gone), errors.As(err, &changed), errors.As(err, &key):
 		return exitCorrupt
 	case errors.As(err, &active), errors.As(err, &refused), errors.As(err, &forged):
 		return exitRefused

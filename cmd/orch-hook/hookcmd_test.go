@@ -56,7 +56,7 @@ func runHook(ts *testscript.TestScript, template string, overrides ...string) (s
 	input, err := buildPayload(template, ts.Getenv("WORK"), ts.Getenv("SESSION"), overrides...)
 	ts.Check(err)
 	env := map[string]string{"HOME": ts.Getenv("HOME")}
-	for _, k := range []string{"CLAUDE_PROJECT_DIR", "ORCH_HOOK_STOP_CAP", "ORCH_HOOK_DEBUG", "ORCH_HOOK_NOW", "XDG_CACHE_HOME"} {
+	for _, k := range []string{"CLAUDE_PROJECT_DIR", "ORCH_HOOK_STOP_CAP", "ORCH_HOOK_DEBUG", "ORCH_HOOK_NOW", "XDG_CONFIG_HOME"} {
 		env[k] = ts.Getenv(k)
 	}
 	stdout, stderr, err := execHook(ts.Getenv("WORK"), input, env)
@@ -89,7 +89,7 @@ func execHook(dir string, input []byte, env map[string]string) (string, string, 
 	cmd := exec.Command(bin, "hook", "--budget", "14s", ev.Name)
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(input)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME")}
 	for k, v := range env {
 		if v != "" {
 			cmd.Env = append(cmd.Env, k+"="+v)

@@ -20,8 +20,8 @@ func TestMain(m *testing.M) {
 	// Keep the active-workflow markers of the Go tests' subprocesses out of
 	// the user's cache (scripts set their own in Setup).
 	if filepath.Base(os.Args[0]) != "orch-hook" { // the test process, not a command run by a script
-		if dir, err := os.MkdirTemp("", "orch-hook-test-cache-"); err == nil {
-			os.Setenv("XDG_CACHE_HOME", dir)
+		if dir, err := os.MkdirTemp("", "orch-hook-test-config-"); err == nil {
+			os.Setenv("XDG_CONFIG_HOME", dir)
 		}
 	}
 	testscript.Main(m, map[string]func(){
@@ -79,8 +79,8 @@ func TestScripts(t *testing.T) {
 			// Hooks must not pick up the developer's own Claude Code session.
 			env.Setenv("CLAUDE_PROJECT_DIR", "")
 			env.Setenv("SESSION", "session-1")
-			// The active-workflow marker lives in the user's cache.
-			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/.cache")
+			// The marker and the workflow keys live in the user's config directory.
+			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")
 			// $TESTBIN is the directory holding the orch-hook command alone
 			// (testscript puts it first on PATH), for PATHs without the rest.
 			env.Setenv("TESTBIN", strings.SplitN(env.Getenv("PATH"), string(os.PathListSeparator), 2)[0])
@@ -119,13 +119,17 @@ func cmdSandboxed(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("sandboxed: bwrap not found (apt-get install bubblewrap); guard the script with [!bwrap] skip")
 	}
 	work := ts.Getenv("WORK")
-	cache := ts.Getenv("XDG_CACHE_HOME")
-	ts.Check(os.MkdirAll(cache, 0o700))
+	cache := ts.Getenv("XDG_CONFIG_HOME")
+	keys := filepath.Join(cache, "orch-hook", "keys")
+	ts.Check(os.MkdirAll(keys, 0o700))
 	ts.Check(os.MkdirAll(filepath.Join(work, ".orchestrator"), 0o700))
 	full := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
 		"--bind", work, work,
 		"--ro-bind", filepath.Join(work, ".orchestrator"), filepath.Join(work, ".orchestrator"),
 		"--ro-bind", cache, cache,
+		// sandbox.filesystem.denyRead on the keys, as Claude Code applies
+		// it: an empty directory over them.
+		"--tmpfs", keys,
 		"--chdir", ts.MkAbs("."), "--"}
 	if p, err := exec.LookPath(args[0]); err == nil && !strings.Contains(args[0], "/") {
 		args = append([]string{p}, args[1:]...)

@@ -262,7 +262,7 @@ func TestCompletionPastBudget(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "hook", "--budget", "3s", "SubagentStop")
 	cmd.Dir, cmd.Stdin = work, bytes.NewReader(input)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PROJECT_DIR=" + work}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PROJECT_DIR=" + work, "XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME")}
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("the hook failed: %v", err)

@@ -20,7 +20,7 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	stdout := filepath.Join(t.TempDir(), "out")
 	f, err := os.Create(stdout)
 	if err != nil {

@@ -629,7 +629,7 @@ func cliEnv(home, baseURL string) []string {
 	if os.Geteuid() == 0 {
 		env = append(env, "IS_SANDBOX=1")
 	}
-	for _, k := range []string{"PATH", "LANG", "LC_ALL", "TZ", "GOROOT", "GOPATH", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY"} {
+	for _, k := range []string{"PATH", "LANG", "LC_ALL", "TZ", "GOROOT", "GOPATH", "GOFLAGS", "GOTOOLCHAIN", "GOPROXY", "XDG_CONFIG_HOME"} {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}

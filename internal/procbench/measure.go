@@ -163,7 +163,7 @@ func childEnv(extra []string) []string {
 		env = append(env, kv)
 	}
 	// Active-workflow markers (see state) go to procbench's own cache.
-	env = append(env, "XDG_CACHE_HOME="+benchCache)
+	env = append(env, "XDG_CONFIG_HOME="+benchCache)
 	return append(env, extra...)
 }
 

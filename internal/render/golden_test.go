@@ -71,7 +71,7 @@ func loadFixture(t *testing.T, name string) ReportInput {
 	t.Helper()
 	root := filepath.Join("testdata", name)
 	store := state.Open(root)
-	cp, err := store.Load()
+	cp, err := state.ReadCheckpointFile(store.CheckpointPath()) // a fixture: not sealed
 	if err != nil {
 		t.Fatal(err)
 	}

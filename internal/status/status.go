@@ -290,7 +290,7 @@ func recent(events []state.Event) *RecentInfo {
 	ri := &RecentInfo{Denials: []state.Event{}, Transitions: []state.Event{}}
 	for i := len(events) - 1; i >= 0; i-- {
 		ev := events[i]
-		ev.Checkpoint = nil
+		ev.Checkpoint, ev.Prev = nil, "" // the log's own bookkeeping
 		switch ev.Type {
 		case state.EventDeny:
 			if len(ri.Denials) < recentN {
