@@ -95,6 +95,13 @@ func (c *Call) changesUnder(dir string) bool {
 	return c.mentions(dir) && c.changesFiles()
 }
 
+// reaches: the command may change files in dir, naming it or a directory
+// above it (below the root): `cd specs; printf > 001_x/reports/a.md`,
+// `cd specs && tar -xf x.tar`, `cp -r x specs`.
+func (c *Call) reaches(dir string) bool {
+	return c.changesUnder(dir) || c.changesFiles() && c.facts().scan.changesAbove(c.CwdRel, dir)
+}
+
 // stateWhat says why a command touching the state is refused, and what to
 // do instead.
 func (c *Call) stateWhat() string {

@@ -19,6 +19,12 @@ package gates
 //   - Result lines: ParseReportCreated (REPORT_CREATED: <path>),
 //     ParseSupervisor (SUPERVISOR_COMPLETE / SUPERVISOR_FAILED: {json}),
 //     ParseTests (TESTS: PASS|FAIL).
+//   - Artifacts tied to their writer (coord_writes.go): recordWrite notes
+//     each subagent Write/Edit under the topic directory (agent id, path,
+//     SHA-256 of the file as written, which the caller reads through
+//     CoordEnv.Hash); checkWriter accepts a reported artifact only when
+//     its own agent (or a supervisor's worker) wrote it and it is
+//     unchanged since.
 //   - Supervisors (seed 003): SupervisorState, WorkerRecord and
 //     SupervisorResult in the checkpoint v2.0 supervisor_state schema;
 //     CheckAggregation (the aggregation rules), ContextReduction,

@@ -170,7 +170,10 @@ type Coord struct {
 
 	Launches []*CoordLaunch `json:"launches,omitempty"`
 	// Reports are the verified research reports (relative paths).
-	Reports     []string                    `json:"reports,omitempty"`
+	Reports []string `json:"reports,omitempty"`
+	// Writes are the files agents wrote under the topic directory with
+	// their write tools: what a reported artifact is checked against.
+	Writes      []*AgentWrites              `json:"writes,omitempty"`
 	Supervisors map[string]*SupervisorState `json:"supervisors,omitempty"`
 	// TrackDeps are the plan's phase (track) dependencies, read when the
 	// plan is verified; a track is not launched before those it needs.
@@ -233,15 +236,14 @@ func (c *Coord) Encode() ([]byte, error) { return jsonenc.Marshal(c) }
 
 // FileCheck is what the caller found at a path an agent reported.
 type FileCheck struct {
-	Rel     string // relative to the project root, when inside
-	Inside  bool   // inside the project, symlinks resolved
-	Exists  bool
-	Size    int64
-	ModTime time.Time // zero when unknown
+	Rel    string // relative to the project root, when inside
+	Inside bool   // inside the project, symlinks resolved
+	Exists bool
+	Size   int64
 }
 
 // CoordEnv is what a coordinate decision may consult: the clock, the Stop
-// cap, and two read-only looks at the project the caller provides.
+// cap, and read-only looks at the project the caller provides.
 type CoordEnv struct {
 	Root    string // the project root
 	Now     time.Time
@@ -249,6 +251,10 @@ type CoordEnv struct {
 	// Inspect resolves a reported path (absolute, or relative to the
 	// project root).
 	Inspect func(path string) FileCheck
+	// Hash resolves a path like Inspect and returns it relative to the
+	// project root with the SHA-256 (hex) of the regular file there; an
+	// error when the file cannot be read (missing, too large, outside).
+	Hash func(path string) (rel, sum string, err error)
 	// List names the files of a directory relative to the project root.
 	List func(rel string) []string
 	// Read returns a file's content (relative to the project root); nil
@@ -387,7 +393,7 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 			if call.touchesState() {
 				return c.deny(call.stateWhat(), call)
 			}
-			if topic := strings.TrimSuffix(c.Paths.TopicPath, "/"); call.AgentID == "" && topic != "" && call.changesUnder(topic) {
+			if topic := strings.TrimSuffix(c.Paths.TopicPath, "/"); call.AgentID == "" && topic != "" && call.reaches(topic) {
 				return c.deny(fmt.Sprintf("this command may change %s, the workflow's artifacts; the orchestrator does not write them: launch the agent that owes them.", topic), call)
 			}
 		case "Workflow":
@@ -403,8 +409,11 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 			return c.preMCP(call, env)
 		}
 	case "PostToolUse":
-		if call.Tool == "Agent" || call.Tool == "Task" {
+		switch call.Tool {
+		case "Agent", "Task":
 			return c.postAgent(call)
+		case "Write", "Edit", "NotebookEdit":
+			return c.recordWrite(call, env)
 		}
 	case "PostToolUseFailure":
 		if o, ok := sandboxRefusal(call); ok {
@@ -862,7 +871,7 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		paths = paths[len(paths)-1:]
 		var rels []string
 		for _, p := range paths {
-			rel, why := c.checkArtifact(p, dir, l.Started, env)
+			rel, why := c.checkArtifact(p, dir, l, env)
 			if why != "" {
 				return why, ""
 			}
@@ -908,7 +917,7 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		if p == "" {
 			return fmt.Sprintf("your report must end with `%s <path>` naming the plan (%s).", LinePlanCreated, c.Paths.PlanPath), ""
 		}
-		rel, why := c.checkArtifact(p, c.Paths.PlansDir, l.Started, env)
+		rel, why := c.checkArtifact(p, c.Paths.PlansDir, l, env)
 		if why != "" {
 			return why, ""
 		}
@@ -1011,16 +1020,12 @@ func planCreated(text string) string {
 	return ""
 }
 
-// FreshnessSlack is how much older than its agent's launch an artifact may
-// look (file systems with coarse timestamps).
-const FreshnessSlack = 2 * time.Second
-
-// checkArtifact confines a reported path to the project and to dir, and
-// checks that it exists, is not empty, and was written after since (the
-// launch of the agent that reports it: a file left from an earlier run is
-// not this run's work); the problem says what was expected, what was
-// found, and what the directory holds.
-func (c *Coord) checkArtifact(path, dir string, since time.Time, env *CoordEnv) (string, string) {
+// checkArtifact confines a path that l reports to the project and to dir,
+// and checks that it exists, is not empty, and was written by l's agent
+// (or a supervisor's worker) with its write tool, unchanged since
+// (checkWriter); the problem says what was expected, what was found, and
+// what to do.
+func (c *Coord) checkArtifact(path, dir string, l *CoordLaunch, env *CoordEnv) (string, string) {
 	dir = strings.TrimSuffix(dir, "/")
 	fc := env.Inspect(path)
 	if !fc.Inside {
@@ -1037,8 +1042,8 @@ func (c *Coord) checkArtifact(path, dir string, since time.Time, env *CoordEnv) 
 		}
 		return "", fmt.Sprintf("expected the file %s, but it %s; %s holds: %s. Check that the file was written where the prompt said.", fc.Rel, what, dir, orText(strings.Join(found, ", "), "nothing"))
 	}
-	if !fc.ModTime.IsZero() && !since.IsZero() && fc.ModTime.Before(since.Add(-FreshnessSlack)) {
-		return "", fmt.Sprintf("%s was last written at %s, before this agent was launched (%s): it is not this run's work. Write it anew, then end with the result line.", fc.Rel, fc.ModTime.UTC().Format(time.RFC3339), since.UTC().Format(time.RFC3339))
+	if why := c.checkWriter(fc.Rel, l, env); why != "" {
+		return "", why
 	}
 	return fc.Rel, ""
 }
@@ -1173,7 +1178,7 @@ func (c *Coord) supervised(l *CoordLaunch, text string, env *CoordEnv) (string, 
 	checked.ReportsCreated = nil
 	var rels []string
 	for _, p := range res.ReportsCreated {
-		rel, why := c.checkArtifact(p, c.Paths.ReportsDir, l.Started, env)
+		rel, why := c.checkArtifact(p, c.Paths.ReportsDir, l, env)
 		if why != "" {
 			return why, ""
 		}

@@ -16,6 +16,7 @@ func FuzzDecideCoord(f *testing.F) {
 	f.Add("research-only", "pre|research-sub-supervisor|t1||x\npre|research-specialist|w1|s1|Topic: a\nstop|research-specialist|w1|a1|REPORT_CREATED: /etc/passwd\nstop|research-sub-supervisor|t1|s1|SUPERVISOR_COMPLETE: {\"summary\":\"x\"}")
 	f.Add("full-implementation", "pre|implementation-sub-supervisor|t1||Plan\npre|implementation-executor|w3|s1|Track 3: x\nstop|test-specialist|t2|a2|TESTS: FAIL\nstop||t9|a9|\nStop|||\nuser|||/orch-hook:abort")
 	f.Add("debug-only", "pre|debug-analyst|t1||x\nstop|debug-analyst|t1|a1|REPORT_CREATED: specs/001_x/debug/001.md\npost|debug-analyst|t1|a1|\nnotify||t1|a1|")
+	f.Add("research-only", "pre|research-specialist|t1||Topic: a\nwrote|research-specialist|t1|a1|/p/specs/001_x/reports/01.md\nstop|research-specialist|t1|a1|REPORT_CREATED: specs/001_x/reports/01.md\nwrote|research-specialist|t2|a2|/p/specs/001_x/reports/01.md")
 	f.Fuzz(func(t *testing.T, scope, script string) {
 		if !ValidScope(scope) {
 			scope = ScopeFullImplementation
@@ -29,6 +30,15 @@ func FuzzDecideCoord(f *testing.F) {
 				rel := strings.TrimPrefix(p, "/p/")
 				inside := !strings.Contains(p, "..") && (!strings.HasPrefix(p, "/") || strings.HasPrefix(p, "/p/"))
 				return FileCheck{Rel: rel, Inside: inside, Exists: inside && len(rel)%2 == 0, Size: int64(len(rel))}
+			},
+			// A file's content is its name's length: paths of one length
+			// look like copies of each other.
+			Hash: func(p string) (string, string, error) {
+				rel := strings.TrimPrefix(p, "/p/")
+				if strings.Contains(p, "..") || len(rel)%3 == 0 {
+					return rel, "", fmt.Errorf("cannot read %s", rel)
+				}
+				return rel, fmt.Sprint(len(rel)), nil
 			},
 			List: func(string) []string { return []string{"001_a.md"} },
 			Read: func(string) []byte {
@@ -65,6 +75,8 @@ func FuzzDecideCoord(f *testing.F) {
 				call.Event, call.Prompt = "UserPromptSubmit", fmt.Sprintf("<task-notification>\n<task-id>%s</task-id>\n<tool-use-id>%s</tool-use-id>\n<status>completed</status>\n</task-notification>", id, tu)
 			case "write":
 				call.Event, call.Tool, call.Path, call.AgentID = "PreToolUse", "Write", text, id
+			case "wrote":
+				call.Event, call.Tool, call.Path, call.AgentID, call.AgentType = "PostToolUse", "Write", text, id, agent
 			default:
 				continue
 			}

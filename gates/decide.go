@@ -250,15 +250,17 @@ func Relevant(c *Call) bool {
 // NeedsState reports whether deciding c depends on the workflow's state at
 // all. A Bash command that names neither the state directory nor the binary
 // (the static rules, checked first), and on the main thread changes nothing
-// under a specs/ directory (where coordinate topics live), is allowed
-// whatever the state, so the hook need not read it.
+// under or through a specs/ directory (where coordinate topics live:
+// specs/NNN_topic or .claude/specs/NNN_topic, which `cd .claude; ...`
+// reaches unnamed), is allowed whatever the state, so the hook need not
+// read it.
 func NeedsState(c *Call) bool {
 	if c.Event == "PreToolUse" && (c.Tool == "Bash" || c.Tool == "Skill") {
 		if c.Tool != "Bash" {
 			name, _ := commandName(strings.ToLower(c.Skill))
 			return name == "follow-up"
 		}
-		return c.Unsandboxed || c.touchesState() || c.AgentID == "" && c.changesUnder("specs")
+		return c.Unsandboxed || c.touchesState() || c.AgentID == "" && (c.changesUnder("specs") || c.reaches(".claude/specs"))
 	}
 	return Relevant(c)
 }

@@ -1796,40 +1796,115 @@ func shUnder(p, want []string) bool {
 }
 
 // bases are the directories relative words may be relative to: the
-// session's, and every directory the command cd's to (all of them, for
-// every word: subshells and order are not followed). unknown: a cd target
-// only known at run time.
+// session's, and every directory the command changes to: cd and pushd
+// (also through builtin or command), and the -C/--directory/--chdir
+// options of env, sudo, git, make and tar (all of them, for every word:
+// subshells and order are not followed). unknown: a directory only known
+// at run time (a computed target, cd - or ~-, popd, CDPATH).
 func (sc *shScan) bases(start string) (bases []string, unknown bool) {
 	bases = []string{start}
+	// cd looks a relative target up in CDPATH's directories first: those
+	// the command sets are followed, any other value is unknown.
+	var cdpath []string
+	cdpathSet, cdpathUnknown := false, false
 	for _, c := range sc.cmds {
-		h := c.head()
-		if h < 0 {
-			continue
+		for _, w := range c.words {
+			if strings.Contains(w.text, "CDPATH") && !cdpathSet {
+				value, ok := sc.vars()["CDPATH"]
+				cdpathSet, cdpathUnknown = true, !ok || strings.ContainsAny(value, "$`")
+				cdpath = strings.Split(value, ":")
+			}
 		}
-		switch c.name(h) {
-		case "cd", "pushd":
-		case "popd":
-			return nil, true
-		default:
-			continue
-		}
-		target := "~"
-		if args := shAfterOptions(c.words[h+1:], "", 0); len(args) > 0 {
-			if args[0].dynamic || args[0].text == "-" {
+	}
+	for _, c := range sc.cmds {
+		targets := c.dirOptions()
+		if t := c.effective(); t.k >= 0 {
+			switch c.name(t.k) {
+			case "cd", "pushd":
+				args := shAfterOptions(c.words[t.k+1:], "", 0)
+				switch {
+				case len(args) > 0:
+					targets = append(targets, args[0])
+					if rel := args[0].text; cdpathSet && !shIsAbs(rel) && !strings.HasPrefix(rel, ".") {
+						if cdpathUnknown || args[0].dynamic {
+							return nil, true
+						}
+						for _, dir := range cdpath {
+							if dir == "" {
+								dir = "." // an empty entry is the current directory
+							}
+							targets = append(targets, shWord{text: dir + "/" + rel, pattern: shEscape(dir) + "/" + args[0].pattern})
+						}
+					}
+				case c.name(t.k) == "pushd":
+					return nil, true // swaps with the directory stack's top
+				default:
+					targets = append(targets, shWord{text: "~", pattern: "~"})
+				}
+			case "popd":
 				return nil, true
 			}
-			target = shPatNorm(args[0].pattern)
 		}
-		for _, b := range bases {
-			if next := shJoin(b, target); !contains(bases, next) {
-				bases = append(bases, next)
+		for _, w := range targets {
+			if w.dynamic || w.text == "-" || strings.HasPrefix(w.text, "~-") || strings.HasPrefix(w.text, "+") {
+				return nil, true
 			}
-		}
-		if len(bases) > shMaxBases {
-			return nil, true
+			target := shPatNorm(w.pattern)
+			for _, b := range bases {
+				if next := shJoin(b, target); !contains(bases, next) {
+					bases = append(bases, next)
+				}
+			}
+			if len(bases) > shMaxBases {
+				return nil, true
+			}
 		}
 	}
 	return bases, false
+}
+
+// shDirOptions are the options that run a command in another directory,
+// by command: env -C DIR, sudo -D DIR, git -C DIR, make -C DIR, tar -C DIR
+// (and the long forms).
+var shDirOptions = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"env": {"-C", "--chdir"}, "sudo": {"-D", "--chdir"}, "git": {"-C"},
+		"make": {"-C", "--directory"}, "gmake": {"-C", "--directory"}, "tar": {"-C", "--directory"},
+	}
+})
+
+// dirOptions are the directories c's programs (its wrappers, then the
+// command they run) are told to change to.
+func (c *shCmd) dirOptions() []shWord {
+	var out []shWord
+	k := c.head()
+	for k >= 0 && k < len(c.words) {
+		name := c.name(k)
+		opts := shDirOptions()[name]
+		for j := k + 1; j < len(c.words) && len(opts) > 0; j++ {
+			t := c.words[j].text
+			if t == "--" {
+				break
+			}
+			for _, o := range opts {
+				switch {
+				case t == o && j+1 < len(c.words):
+					out = append(out, c.words[j+1])
+				case strings.HasPrefix(o, "--") && strings.HasPrefix(t, o+"="):
+					out = append(out, shWord{text: t[len(o)+1:], pattern: shEscape(t[len(o)+1:]), dynamic: c.words[j].dynamic})
+				case len(o) == 2 && len(t) > 2 && strings.HasPrefix(t, o) && name != "git":
+					out = append(out, shWord{text: t[2:], pattern: shEscape(t[2:]), dynamic: c.words[j].dynamic})
+				}
+			}
+		}
+		wr, ok := shWrappers()[name]
+		if !ok || !c.words[k].literal() {
+			break
+		}
+		var repl string
+		k = c.skipWrapper(k+1, wr, name == "xargs", &repl)
+	}
+	return out
 }
 
 func shJoin(base, p string) string {
@@ -1987,6 +2062,133 @@ func shCompMatch(pat, name string, dotglob bool) bool {
 		return false
 	}
 	return shMatch(pat, name)
+}
+
+// ---- ChangesAbove ----
+
+// ChangesAbove reports whether a Bash command that changes files may reach
+// dir (relative to the project root) through a directory above it, below
+// the root, without naming dir: the command runs there (the session's
+// directory, a cd or pushd target, a -C option: `cd specs; tar -xf x.tar`
+// or `git checkout .` write into dir unnamed), or a command that changes
+// files names that directory itself (`cp -r x specs`, `rm -rf specs`,
+// `mkdir -p specs`). A file beside dir (specs/README.md) does not count,
+// nor does the root (SweepsProject's). True when the scan cannot follow
+// the command or a directory is only known at run time.
+func ChangesAbove(cmd, cwdRel, dir string) bool {
+	sc := shellScan(cmd)
+	return sc.changesFiles() && sc.changesAbove(cwdRel, dir)
+}
+
+// changesAbove is ChangesAbove for a command known to change files.
+func (sc *shScan) changesAbove(cwdRel, dir string) bool {
+	want := strings.Split(path.Clean(strings.ToLower(dir)), "/")
+	if len(want) < 2 || want[0] == "." || want[0] == ".." {
+		return false
+	}
+	if sc.suspicious {
+		return true
+	}
+	bases, unknown := sc.bases(shEscape(path.Clean(strings.ToLower(cwdRel))))
+	if unknown {
+		return true
+	}
+	m := shMatcher{want: want, bases: bases, dotglob: sc.dotglob()}
+	for _, b := range bases {
+		if m.parentAt(b) {
+			return true
+		}
+	}
+	vars := sc.vars()
+	for _, c := range sc.cmds {
+		// A command that writes only by redirection writes its targets;
+		// its other words are data (`echo specs > notes.txt`).
+		var words []shWord
+		switch {
+		case c.writesByCommand():
+			words = c.allWords()
+		case c.writesByRedirect():
+			for _, r := range c.redirs {
+				words = append(words, r.target)
+			}
+		}
+		_, interp := shInterp(c.name(max(c.effective().k, 0)))
+		for _, w := range words {
+			if w.glob && m.parent(shPatNorm(w.pattern)) {
+				return true
+			}
+			for _, t := range shTexts(w, vars) {
+				t = shNorm(t)
+				if m.parent(shEscape(t)) || m.parentOption(t) {
+					return true
+				}
+				if !interp {
+					continue
+				}
+				// Code: its string literals may be paths.
+				for _, tok := range strings.FieldsFunc(t, shNotPathRune) {
+					if m.parent(tok) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// parentOption: an option's value names a directory above m.want
+// (--directory=specs, -Cspecs).
+func (m *shMatcher) parentOption(t string) bool {
+	if len(t) < 3 || t[0] != '-' {
+		return false
+	}
+	if _, value, ok := strings.Cut(t, "="); ok {
+		return m.parent(shEscape(value))
+	}
+	return t[1] != '-' && m.parent(shEscape(t[2:]))
+}
+
+// parent: the pattern p, relative to one of the bases (or absolute),
+// names a directory above m.want, below the root.
+func (m *shMatcher) parent(p string) bool {
+	if p == "" {
+		return false
+	}
+	if shIsAbs(p) {
+		return m.parentAt(path.Clean(p))
+	}
+	for _, b := range m.bases {
+		if m.parentAt(shJoin(b, p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// parentAt: full (relative to the root, or absolute: then by its last
+// components, the root being unknown here) is a directory above m.want,
+// below the root.
+func (m *shMatcher) parentAt(full string) bool {
+	comps := strings.Split(full, "/")
+	for n := 1; n < len(m.want); n++ {
+		if len(comps) < n || !shIsAbs(full) && len(comps) != n {
+			continue
+		}
+		if m.matchComps(comps[len(comps)-n:], m.want[:n]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *shMatcher) matchComps(p, want []string) bool {
+	for k, d := range want {
+		if !shCompMatch(p[k], d, m.dotglob) {
+			return false
+		}
+	}
+	return true
 }
 
 // ---- ChangesFiles ----

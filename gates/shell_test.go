@@ -295,6 +295,101 @@ func TestShellMentionsPath(t *testing.T) {
 	}
 }
 
+// topicWrites reach a coordinate topic directory (specs/001_x) from the
+// main thread's Bash without naming it whole: through cd (in every
+// spelling), a -C option, the session's directory, or its parent
+// directory named as the target of a command that changes files.
+var topicWrites = []struct{ cmd, cwd string }{
+	{"cd specs; printf x > 001_x/reports/a.md", ""},
+	{"cd specs && printf x > 001_x/reports/a.md", ""},
+	{"mkdir -p specs; cd specs; printf '# F\\n' > 001_x/reports/001_y.md", ""},
+	{"pushd specs; printf x > 001_x/reports/a.md; popd", ""}, // popd: counts as unknown
+	{"pushd specs >/dev/null && printf x > 001_x/reports/a.md", ""},
+	{"(cd specs; printf x > 001_x/reports/a.md)", ""},
+	{"(cd specs && printf x > 001_x/reports/a.md)", ""},
+	{"{ cd specs; printf x > 001_x/reports/a.md; }", ""},
+	{"sh -c 'cd specs; printf x > 001_x/reports/a.md'", ""},
+	{"builtin cd specs; printf x > 001_x/reports/a.md", ""},
+	{"command cd specs; printf x > 001_x/reports/a.md", ""},
+	{"cd -P specs; printf x > 001_x/reports/a.md", ""},
+	{"cd 'spe'cs; printf x > 001_x/reports/a.md", ""},
+	{"cd sp*; printf x > 0*/reports/a.md", ""},
+	{"cd specs; cd 001_x; printf x > reports/a.md", ""},
+	{"cd src/../specs; printf x > 001_x/reports/a.md", ""},
+	{"CDPATH=specs; cd 001_x; printf x > reports/a.md", ""},
+	{"export CDPATH=:/tmp:specs && cd 001_x && printf x > reports/a.md", ""},
+	{"CDPATH=$(cat /tmp/p); cd 001_x; printf x > reports/a.md", ""},
+	{"cd ~-; printf x > 001_x/reports/a.md", ""},
+	{"env -C specs sh -c 'printf x > 001_x/reports/a.md'", ""},
+	{"env --chdir=specs sh -c 'printf x > 001_x/reports/a.md'", ""},
+	{"git -C specs checkout -- 001_x", ""},
+	{"tar -C specs -xf /tmp/forged.tar", ""},
+	{"tar --directory=specs -xf /tmp/forged.tar", ""},
+	{"cd specs; tar -xf /tmp/forged.tar", ""},
+	{"cd specs && cp -r /tmp/forged/001_x .", ""},
+	{"cd specs && git checkout .", ""},
+	{"cp -r /tmp/forged/001_x specs", ""},
+	{"D=specs; cp -r /tmp/forged/001_x $D", ""},
+	{"cp -r /tmp/forged/001_x --target-directory=specs", ""},
+	{`python3 -c "import shutil; shutil.copytree('/tmp/forged', 'specs', dirs_exist_ok=True)"`, ""},
+	{"printf x > specs", ""},
+	{"mkdir -p specs", ""},
+	{"rm -rf specs", ""},
+	{"tar -xf /tmp/forged.tar", "specs"},
+	{"printf x > 001_x/reports/a.md", "specs"},
+	{"printf x > a.md", "specs/001_x/reports"},
+}
+
+func TestShellTopicWrites(t *testing.T) {
+	for _, tc := range topicWrites {
+		c := &Call{Event: "PreToolUse", Tool: "Bash", Command: tc.cmd, CwdRel: tc.cwd}
+		if !c.reaches("specs/001_x") {
+			t.Errorf("%q (in %q) does not reach specs/001_x", tc.cmd, tc.cwd)
+		}
+		if !NeedsState(c) {
+			t.Errorf("NeedsState(%q in %q) = false: decided without the workflow", tc.cmd, tc.cwd)
+		}
+	}
+	// The same, for a topic under .claude/specs.
+	for _, cmd := range []string{"cd .claude; tar -xf /tmp/forged.tar", "cp -r /tmp/forged .claude", "cd .claude/specs && printf x > 001_x/reports/a.md"} {
+		c := &Call{Event: "PreToolUse", Tool: "Bash", Command: cmd}
+		if !c.reaches(".claude/specs/001_x") || !NeedsState(c) {
+			t.Errorf("%q: reaches .claude/specs/001_x %v, needs the state %v; want both", cmd, c.reaches(".claude/specs/001_x"), NeedsState(c))
+		}
+	}
+}
+
+// Commands that cannot change a topic stay allowed (and fast: decided
+// without reading the state when they change nothing near specs/).
+func TestShellTopicNotReached(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, cwd string
+		needs    bool // NeedsState: they change files and mention specs/ (the state is read; still allowed)
+	}{
+		{"ls specs && cat specs/001_x/reports/a.md", "", false},
+		{"cd specs && ls", "", false},
+		{"cd src && make", "", false},
+		{"cd src; printf x > a.go", "", false},
+		{"git -C src checkout .", "", false},
+		{"go test ./...", "specs", false},
+		{"grep -r token specs", "", false},
+		{"printf x > specs/README.md", "", true},
+		{"mkdir -p src/specs", "", true},
+		{"ls specs; rm -rf build", "", true},
+		{"cd specs/002_other && printf x > notes.md", "", true},
+		{`git commit -m "Add the specs"`, "", true},
+		{"echo specs > notes.txt", "", true},
+	} {
+		c := &Call{Event: "PreToolUse", Tool: "Bash", Command: tc.cmd, CwdRel: tc.cwd}
+		if c.reaches("specs/001_x") {
+			t.Errorf("%q (in %q) reaches specs/001_x", tc.cmd, tc.cwd)
+		}
+		if NeedsState(c) != tc.needs {
+			t.Errorf("NeedsState(%q in %q) = %v, want %v", tc.cmd, tc.cwd, NeedsState(c), tc.needs)
+		}
+	}
+}
+
 func TestShellChangesFiles(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		"rm -rf x":                        true,
@@ -411,6 +506,9 @@ func FuzzShellScan(f *testing.F) {
 	for _, s := range stateAttacks {
 		f.Add(s)
 	}
+	for _, tc := range topicWrites {
+		f.Add(tc.cmd)
+	}
 	f.Add("$((((((((((((1))))))))))))")
 	f.Add("${${${${${${${${${x}}}}}}}}}")
 	f.Add("{a,{b,{c,{d,{e,f}}}}}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}{s,t}{u,v}")
@@ -421,6 +519,7 @@ func FuzzShellScan(f *testing.F) {
 		MentionsPath(cmd, "", ".orchestrator/state")
 		MentionsPath(cmd, "src", ".orchestrator")
 		ChangesFiles(cmd)
+		ChangesAbove(cmd, "specs", "specs/001_x")
 	})
 }
 
@@ -432,6 +531,7 @@ func TestShellLargeInput(t *testing.T) {
 		NamesBinary(cmd, testPlainOK)
 		MentionsPath(cmd, "", ".orchestrator/state")
 		ChangesFiles(cmd)
+		ChangesAbove(cmd, "", "specs/001_x")
 		d := time.Since(start)
 		t.Logf("%q x %d: %v", unit, 100000/len(unit), d)
 		if d > 5*time.Second {

@@ -75,8 +75,9 @@ func coordEnv(env Env, root string) *gates.CoordEnv {
 		StopCap: env.StopCap,
 		Inspect: func(path string) gates.FileCheck {
 			a := state.InspectArtifact(root, path)
-			return gates.FileCheck{Rel: a.Rel, Inside: a.Inside, Exists: a.Exists, Size: a.Size, ModTime: a.ModTime}
+			return gates.FileCheck{Rel: a.Rel, Inside: a.Inside, Exists: a.Exists, Size: a.Size}
 		},
+		Hash: func(path string) (string, string, error) { return state.HashProjectFile(root, path) },
 		List: func(rel string) []string { return state.ListNames(root, rel) },
 		Read: func(rel string) []byte {
 			b, _ := state.ReadProjectFile(root, rel, maxPlanBytes)

@@ -128,11 +128,10 @@ func (s *Store) Health() map[string]time.Time {
 // Artifact is what a reported artifact path holds: where it resolves,
 // whether that is inside the project, and the regular file there.
 type Artifact struct {
-	Rel     string // relative to the resolved root, slash-separated; "" outside
-	Inside  bool
-	Exists  bool // a regular file
-	Size    int64
-	ModTime time.Time
+	Rel    string // relative to the resolved root, slash-separated; "" outside
+	Inside bool
+	Exists bool // a regular file
+	Size   int64
 }
 
 // InspectArtifact confines path to root (symlinks followed) and stats the
@@ -147,7 +146,7 @@ func InspectArtifact(root, path string) Artifact {
 		a.Rel = filepath.ToSlash(rel)
 	}
 	if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
-		a.Exists, a.Size, a.ModTime = true, fi.Size(), fi.ModTime()
+		a.Exists, a.Size = true, fi.Size()
 	}
 	return a
 }
