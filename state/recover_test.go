@@ -149,3 +149,43 @@ func TestRecoverMarkerBehind(t *testing.T) {
 		t.Errorf("Repair: %q %v", msg, err)
 	}
 }
+
+// A checkpoint orch-hook itself sealed whose workflow section the hooks
+// cannot read (a field of the wrong type): with Check set (status, doctor,
+// repair), it is damage, never healthy, and repair rebuilds the last state
+// that reads, as a new serial, cutting nothing.
+func TestCheckUnreadableWorkflow(t *testing.T) {
+	s := tstCreate(t, "plan")
+	if _, err := s.Update(func(cp *Checkpoint) ([]Event, error) {
+		cp.Workflow = []byte(`{"launches":"x"}`)
+		return []Event{{Type: EventUpdate}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.Check = func(cp *Checkpoint) error {
+		if strings.Contains(string(cp.Workflow), `"launches":"x"`) {
+			return &ValidationError{Field: "workflow", Problem: "launches: not a list"}
+		}
+		return nil
+	}
+	logBefore := tstRead(t, s.LogPath())
+	_, err := s.Load()
+	var ce *CorruptError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "launches: not a list") {
+		t.Fatalf("Load: %v, want the damage named", err)
+	}
+	msg, err := s.Repair()
+	if err != nil || !strings.Contains(msg, "rebuilt checkpoint.json") {
+		t.Fatalf("Repair: %q %v", msg, err)
+	}
+	cp, err := s.Load()
+	if err != nil || strings.Contains(string(cp.Workflow), `"x"`) || cp.Serial != 3 {
+		t.Fatalf("after Repair: %v serial %v", err, cp)
+	}
+	if !strings.HasPrefix(string(tstRead(t, s.LogPath())), string(logBefore)) {
+		t.Error("Repair cut the log")
+	}
+	if msg, err := s.Repair(); err != nil || !strings.Contains(msg, "healthy") {
+		t.Errorf("second Repair: %q %v", msg, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -235,13 +236,12 @@ func readSmall(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b := make([]byte, max+1)
-	n, err := f.Read(b)
-	if err != nil && n == 0 {
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
 		return nil, err
 	}
-	if int64(n) > max {
+	if int64(len(b)) > max {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
 	}
-	return b[:n], nil
+	return b, nil
 }

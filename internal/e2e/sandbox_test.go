@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,9 @@ func installUnder(t *testing.T, plugin, home string) string {
 func TestSandbox(t *testing.T) {
 	requireSandboxTools(t)
 	home := newProject(t)
+	// orch-hook's config directory where a user has it, under HOME, which
+	// the sandbox makes read-only (and its keys unreadable).
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	plugin := installUnder(t, pluginCopy(t, ""), home)
 	project := newProject(t)
 
@@ -112,6 +116,13 @@ func TestSandbox(t *testing.T) {
 		case !strings.Contains(strings.ToLower(tr.Text), "read-only file system"):
 			c.errorf("%s failed, but not by the sandbox: %q", id, tr.Text)
 		}
+	}
+	// The keys that seal the state: hidden from the sandboxed command.
+	if tr, ok := toolResult(run, "toolu_attack_keys"); !ok || !tr.IsError || !strings.Contains(tr.Text, "No such file or directory") || regexp.MustCompile(`[0-9a-f]{64}`).MatchString(tr.Text) {
+		c.errorf("toolu_attack_keys: the keys were not hidden from Bash: %v %q", ok, tr.Text)
+	}
+	if keys, _ := os.ReadDir(filepath.Join(home, ".config", "orch-hook", "keys")); len(keys) == 0 {
+		c.errorf("no key was written under %s/.config/orch-hook/keys: the attack read nothing to hide", home)
 	}
 	if run.Saw("runs without Claude Code's sandbox") {
 		c.errorf("the protected workflow was announced as unprotected")

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/orch-hook/orch-hook/state"
 )
 
 // Claude Code's Bash sandbox (bubblewrap on Linux, Seatbelt on macOS) runs
@@ -39,6 +41,9 @@ func ProtectConsequences() string {
 		fmt.Fprintf(&b, "- sandbox.%s: %v: %s\n", s.key, s.value, s.why)
 	}
 	fmt.Fprintf(&b, "- sandbox.filesystem.denyWrite += %q: Bash (and what it starts, the orch-hook binary included) cannot change orch-hook's state or plan; orch-hook's hooks, which are not sandboxed, still can\n", ProtectedDir)
+	if denyRead, readRule, ok := HiddenKeys(); ok {
+		fmt.Fprintf(&b, "- sandbox.filesystem.denyRead += %q and permissions.deny += %q: neither Bash nor the Read tool can read the keys that seal the workflow's state, so the model cannot re-seal a change\n", denyRead, readRule)
+	}
 	b.WriteString("- also: Bash cannot write under your home directory (tool caches such as ~/.cache/go-build or ~/.npm included) unless sandbox.filesystem.allowWrite lists them, and its network access follows the sandbox's rules; the project itself stays writable\n")
 	b.WriteString("- the local file is this clone's only (not committed); --shared writes .claude/settings.json for the whole team\n")
 	if runtime.GOOS == "linux" {
@@ -107,10 +112,27 @@ func MergeSandbox(old []byte) ([]byte, error) {
 	}
 	denyRaw, _ := marshal(deny)
 	fsKeys = setKey(fsKeys, fsValues, "denyWrite", denyRaw)
+	denyRead, readRule, hide := HiddenKeys()
+	if hide {
+		if fsKeys, err = addToList(fsKeys, fsValues, "denyRead", denyRead); err != nil {
+			return nil, fmt.Errorf("sandbox.filesystem.%w", err)
+		}
+	}
 	fsRaw, _ := encodeObject(fsKeys, fsValues)
 	sbKeys = setKey(sbKeys, sbValues, "filesystem", fsRaw)
 	sbRaw, _ := encodeObject(sbKeys, sbValues)
 	keys = setKey(keys, values, "sandbox", sbRaw)
+	if hide {
+		pKeys, pValues, err := decodeObject(values["permissions"])
+		if err != nil {
+			return nil, fmt.Errorf("permissions: %w", err)
+		}
+		if pKeys, err = addToList(pKeys, pValues, "deny", readRule); err != nil {
+			return nil, fmt.Errorf("permissions.%w", err)
+		}
+		pRaw, _ := encodeObject(pKeys, pValues)
+		keys = setKey(keys, values, "permissions", pRaw)
+	}
 	flat, _ := encodeObject(keys, values)
 	var pretty bytes.Buffer
 	if err := json.Indent(&pretty, flat, "", "  "); err != nil {
@@ -121,6 +143,43 @@ func MergeSandbox(old []byte) ([]byte, error) {
 		return old, nil // already protected: keep the user's formatting
 	}
 	return pretty.Bytes(), nil
+}
+
+// addToList adds entry to the list of strings at key, unless it is there.
+func addToList(keys []string, values map[string]json.RawMessage, key, entry string) ([]string, error) {
+	var list []string
+	if raw, ok := values[key]; ok {
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("%s: not a list of strings: %w", key, err)
+		}
+	}
+	for _, e := range list {
+		if strings.TrimSuffix(strings.TrimSuffix(e, "/**"), "/") == strings.TrimSuffix(entry, "/**") {
+			return keys, nil
+		}
+	}
+	raw, _ := marshal(append(list, entry))
+	return setKey(keys, values, key, raw), nil
+}
+
+// HiddenKeys names orch-hook's keys directory (README, "State") as the
+// settings do: sandbox.filesystem.denyRead hides it from every sandboxed
+// command (an empty directory in its place, observed with Claude Code
+// 2.1.328 and bubblewrap), and a Read permission rule from the Read tool,
+// which the sandbox does not cover. Under the home directory it is written
+// "~/...", portable across the team; elsewhere absolute ("//" in a rule).
+func HiddenKeys() (denyRead, readRule string, ok bool) {
+	dir, err := state.KeysDir()
+	if err != nil {
+		return "", "", false
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if rel, err := filepath.Rel(home, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			p := "~/" + filepath.ToSlash(rel)
+			return p, "Read(" + p + "/**)", true
+		}
+	}
+	return dir, "Read(/" + filepath.ToSlash(dir) + "/**)", true
 }
 
 func setKey(keys []string, values map[string]json.RawMessage, key string, raw []byte) []string {
