@@ -173,7 +173,7 @@ func (c *Checkpoint) UnmarshalJSON(b []byte) error {
 	}
 	c.extra = nil
 	for k, v := range all {
-		if !isKnownField(k) && k != "version" {
+		if !isKnownField(k) && k != "version" && k != "seal" {
 			if c.extra == nil {
 				c.extra = map[string]json.RawMessage{}
 			}

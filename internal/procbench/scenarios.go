@@ -88,6 +88,7 @@ var scenarios = []scenario{
 				if err == nil {
 					err = h.seedHistory(p, n)
 				}
+
 				if err != nil {
 					return command{}, command{}, err
 				}
@@ -159,6 +160,10 @@ func (h *harness) benchStatus() (command, command, error) {
 		return command{}, command{}, err
 	}
 	if err := f.Close(); err != nil {
+		return command{}, command{}, err
+	}
+	// Denials appended by hand: sealed as the user accepting them does.
+	if err := h.orchHook("--project", p, "repair", "--accept"); err != nil {
 		return command{}, command{}, err
 	}
 	return command{
@@ -304,6 +309,7 @@ func (h *harness) seedHistory(project string, n int) error {
 
 	// A serial no real value contains marks where each record's goes.
 	const mark = "98765432109876"
+	delete(cp, "seal") // the records carry the checkpoint without it
 	cp["serial"] = json.RawMessage(mark)
 	cpJSON, err := json.Marshal(cp)
 	if err != nil {
@@ -360,12 +366,16 @@ func (h *harness) seedHistory(project string, n int) error {
 		return err
 	}
 
-	// orch-hook must commit serial n+1 on top of that history, cutting
+	// Written by hand: sealed as the user accepting it does (serial n+1).
+	if err := h.orchHook("--project", project, "repair", "--accept"); err != nil {
+		return err
+	}
+	// orch-hook must commit serial n+2 on top of that history, cutting
 	// nothing (a cut would log a "recover" record).
 	cmd := exec.Command(h.orch, "--project", project, "test-bump", "--count", "1")
 	cmd.Env = childEnv(nil)
 	out, err := cmd.CombinedOutput()
-	if want := fmt.Sprintf("committed %d\n", n+1); err != nil || string(out) != want {
+	if want := fmt.Sprintf("committed %d\n", n+2); err != nil || string(out) != want {
 		return fmt.Errorf("test-bump on the seeded history: %v: got %q, want %q", err, out, want)
 	}
 	tail, err := readTail(filepath.Join(dir, "events.jsonl"), 64<<10)
