@@ -52,12 +52,15 @@ type Marker struct {
 
 // MarkerPath is the marker of the project ("" when the user has no config
 // directory).
+// The project is named by its resolved root: a hook given
+// $CLAUDE_PROJECT_DIR and a terminal in a symlinked path to the same
+// project must find the same marker.
 func (s *Store) MarkerPath() string {
 	dir, err := ConfigDir()
 	if err != nil {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(s.Root))
+	sum := sha256.Sum256([]byte(ResolvedRoot(s.Root)))
 	return filepath.Join(dir, "active", hex.EncodeToString(sum[:12]))
 }
 
@@ -79,7 +82,7 @@ func (s *Store) readMarker() (*Marker, error) {
 	if err := json.Unmarshal(b, &m); err != nil || m.Root == "" {
 		return nil, &TamperError{What: fmt.Sprintf("the workflow's marker %s is not one orch-hook wrote", path)}
 	}
-	if m.Root != s.Root {
+	if m.Root != ResolvedRoot(s.Root) {
 		// A hash collision or a copied file: not this project's.
 		return nil, nil
 	}
@@ -94,10 +97,10 @@ func (s *Store) writeMarker(m *Marker) error {
 		_, err := ConfigDir()
 		return err
 	}
-	if err := ensureConfigDir(filepath.Dir(path)); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 		return err
 	}
-	m.Root = s.Root
+	m.Root = ResolvedRoot(s.Root)
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err

@@ -169,19 +169,7 @@ func ReadProjectFile(root, rel string, max int64) ([]byte, error) {
 	if !inside {
 		return nil, fmt.Errorf("%s is outside the project", rel)
 	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes", rel, max)
-	}
-	return b, nil
+	return readSmall(abs, max) // abs is resolved: no symlink left to follow
 }
 
 // ListDirs names the subdirectories of rel (relative to root), sorted.

@@ -188,7 +188,7 @@ func newKey(lineage string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ensureConfigDir(filepath.Dir(path)); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 		return nil, err
 	}
 	key := make([]byte, 32)
@@ -217,15 +217,6 @@ func removeKey(lineage string) {
 	if path, err := keyPath(lineage); err == nil {
 		os.Remove(path)
 	}
-}
-
-// ensureConfigDir creates dir and its parents under the user's config
-// directory, 0700.
-func ensureConfigDir(dir string) error {
-	if err := os.MkdirAll(dir, dirMode); err != nil {
-		return err
-	}
-	return nil
 }
 
 // readSmall reads a file of at most max bytes without following a final

@@ -741,20 +741,18 @@ func (s *Store) AcceptState(who string) (string, error) {
 	if err := s.startSegmentLocked(); err != nil {
 		return "", err
 	}
-	what := err2what(tamper, badKey)
+	what := ""
+	if tamper != nil {
+		what = tamper.What
+	} else {
+		what = badKey.Error()
+	}
 	ev := []Event{{Type: EventAccept, Reason: who + " accepted a state changed outside orch-hook: " + what}}
 	next := cp.Clone()
 	if err := s.commitLocked(cp, next, ev); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("accepted the state as it is (%s): sealed again at serial %d, state %s", what, next.Serial, next.StateMachine.CurrentState), nil
-}
-
-func err2what(tamper *TamperError, badKey *KeyError) string {
-	if tamper != nil {
-		return tamper.What
-	}
-	return badKey.Error()
 }
 
 func oneLineErr(err error) string { return trimJSONError(err).Error() }
