@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -24,25 +25,27 @@ func (w *Workflow) postAgent(c *Call, env *Env) Outcome {
 	if l.Status != Running {
 		return o
 	}
-	text, have := "", false
+	text, prior, have := "", "", false
 	if p := w.takePending(l.AgentID); p != nil {
-		text, have = p.Text, true
+		text, prior, have = p.Text, p.Prior, true
 		if p.Unrecognized {
 			w.finish(l, "", Unrecognized, env, &o)
 			o.Changed = true
 			return o
 		}
 	} else if c.Status == "completed" {
-		if missingLine(l.Job, c.Text, w) {
+		prior = takeKept(&w.Kept, l.AgentID)
+		text = joinKept(prior, c.Text)
+		if missingLine(l.Job, text, false) {
 			// No SubagentStop was seen and the content lacks the line.
 			w.finish(l, "", Unrecognized, env, &o)
 			o.Changed = true
 			return o
 		}
-		text, have = c.Text, true
+		have = true
 	}
 	if have {
-		w.complete(l, text, env, &o)
+		w.complete(l, text, prior, env, &o)
 		o.Changed = true
 	}
 	return o
@@ -115,21 +118,24 @@ func (w *Workflow) subagentStop(c *Call, env *Env) Outcome {
 		o.log(Record{Type: RecError, AgentID: c.AgentID, AgentType: agent, Reason: HealthPrefix + "completion of " + agent + " (" + c.AgentID + ") whose launch was never seen: its PreToolUse(Agent) hook did not run"})
 		return o
 	}
-	if o, blocked := w.owedLine(c, agent, job, env); blocked {
+	// A nudged agent's earlier report is read with this message.
+	prior := takeKept(&w.Kept, c.AgentID)
+	text := joinKept(prior, c.Text)
+	if o, blocked := w.owedLine(c, agent, job, text, env); blocked {
 		return o
 	}
-	missing := missingLine(job, c.Text, w)
+	missing := missingLine(job, text, false)
 	o := Outcome{Changed: true}
 	if l == nil {
 		// A foreground agent: its PostToolUse ties it to its launch next.
-		w.Pending = append(w.Pending, &PendingStop{AgentID: c.AgentID, AgentType: agent, Text: clip(c.Text, 20000), Time: env.Now, Unrecognized: missing})
+		w.Pending = append(w.Pending, &PendingStop{AgentID: c.AgentID, AgentType: agent, Text: clip(text, 20000), Prior: clip(prior, 1500), Time: env.Now, Unrecognized: missing})
 		return o
 	}
 	if missing {
 		w.finish(l, "", Unrecognized, env, &o)
 		return o
 	}
-	w.complete(l, c.Text, env, &o)
+	w.complete(l, text, prior, env, &o)
 	return o
 }
 
@@ -144,9 +150,11 @@ func (w *Workflow) unlinkedLaunch(agent string) *Launch {
 	return nil
 }
 
-// missingLine: the job owes a result line and the text lacks it (a FAIL
-// of the quality gate also owes its FAILING TASKS line).
-func missingLine(job, text string, w *Workflow) bool {
+// missingLine: the job owes a result line and the text lacks it. A FAIL of
+// the quality gate also owes its FAILING TASKS line, but only while the
+// agent can still be asked for it (canNudge): after the one nudge a FAIL
+// is applied as it stands (gated), so it never loops.
+func missingLine(job, text string, canNudge bool) bool {
 	owed := OwedLines(job)
 	if owed == nil {
 		return false
@@ -155,36 +163,78 @@ func missingLine(job, text string, w *Workflow) bool {
 	if line == "" {
 		return true
 	}
-	if line == LineGateFail && job == JobGate && len(w.validFailing(text)) == 0 {
-		return true
+	if line == LineGateFail && job == JobGate && canNudge {
+		_, _, found := keyLine(text, keyFailingTasks)
+		return !found
 	}
 	return false
 }
 
 // owedLine blocks a SubagentStop once when the agent's report lacks the
-// result line its job owes, naming the exact line.
-func (w *Workflow) owedLine(c *Call, agent, job string, env *Env) (Outcome, bool) {
-	if !missingLine(job, c.Text, w) || contains(w.Nudged, c.AgentID) {
+// result line its job owes: the reason quotes what was found and names the
+// exact line to add, and the report is kept to be read with the answer.
+func (w *Workflow) owedLine(c *Call, agent, job, text string, env *Env) (Outcome, bool) {
+	if contains(w.Nudged, c.AgentID) || !missingLine(job, text, true) {
 		return Outcome{}, false
 	}
 	owed := OwedLines(job)
-	want := "`" + strings.Join(owed, "` or `") + "`"
-	if FindResult(c.Text, owed) == LineGateFail {
-		want = "`FAILING TASKS: NN, NN` (the failing task numbers of phase " + fmt.Sprint(w.Phase) + ") after `PHASE GATE STATUS: FAIL`"
+	found := readResult(text, owed)
+	what := fmt.Sprintf("your report must end with the result line `%s`, alone on its line.", strings.Join(owed, "` or `"))
+	switch {
+	case found.form == LineGateFail:
+		what = fmt.Sprintf("after `%s` your report must end with the line `FAILING TASKS: NN, NN` naming the tasks that fail (of phase %d, or of an earlier phase for a regression; `FAILING TASKS: none` when no task is to blame, e.g. the tests cannot run).", LineGateFail, w.Phase)
+	case found.near != "":
+		what = fmt.Sprintf("your result line %q was not read: %s. End your report with exactly `%s`, alone on its line.", found.near, found.problem, strings.Join(owed, "` or `"))
 	}
 	w.Nudged = append(w.Nudged, c.AgentID)
-	reason := fmt.Sprintf("orch-hook: your report must end with the result line %s, alone on its line. Add it now; the orchestrator cannot go on without it.", want)
+	w.Kept = keep(w.Kept, c.AgentID, text)
+	reason := "orch-hook: " + what + " Reply with your complete report again, ending with that line; the orchestrator cannot go on without it."
 	o := Outcome{Verdict: Block, Reason: reason, Changed: true}
 	o.log(Record{Type: RecDeny, AgentID: c.AgentID, AgentType: agent, Reason: reason})
 	return o, true
 }
 
-func (w *Workflow) validFailing(text string) []int {
-	ph := w.Plan.Phase(w.Phase)
-	var out []int
-	for _, n := range FailingTasks(text) {
-		if ph != nil && contains(ph.Numbers(), n) && !contains(out, n) {
-			out = append(out, n)
+// fixableTasks reads a task-list line (FAILING TASKS, FIX TASKS) of text:
+// the tasks of phases up to the current one (a regression in an earlier
+// phase is fixed in its task), and what was dropped: numbers of later
+// phases or of no task, or the line itself when it does not read.
+func (w *Workflow) fixableTasks(text, key string) (tasks []int, dropped string, found bool) {
+	value, raw, found := keyLine(text, key)
+	if !found {
+		return nil, "", false
+	}
+	nums, _, ok, bad := taskRefs(value)
+	if !ok {
+		return nil, fmt.Sprintf("%q does not read as task numbers (%q)", clip(raw, 80), bad), true
+	}
+	upTo := w.tasksUpTo(w.Phase)
+	var out []string
+	for _, n := range nums {
+		if upTo[n] {
+			tasks = appendNew(tasks, n)
+		} else {
+			out = append(out, fmt.Sprintf("%02d", n))
+		}
+	}
+	sort.Ints(tasks)
+	if len(out) > 0 {
+		dropped = fmt.Sprintf("%s named %s, not %s of phases up to %d: dropped", key, strings.Join(out, ", "), pick(len(out), "a task", "tasks"), w.Phase)
+	}
+	return tasks, dropped, true
+}
+
+// tasksUpTo is the set of tasks of the phases up to phase, in plan order.
+func (w *Workflow) tasksUpTo(phase int) map[int]bool {
+	out := map[int]bool{}
+	if w.Plan == nil {
+		return out
+	}
+	for _, ph := range w.Plan.Phases {
+		for _, t := range ph.Tasks {
+			out[t.Number] = true
+		}
+		if ph.Number == phase {
+			break
 		}
 	}
 	return out
@@ -216,8 +266,11 @@ func (w *Workflow) notify(l *Launch, line string, o *Outcome) {
 	o.Context += line
 }
 
-// complete applies an agent's result to the workflow.
-func (w *Workflow) complete(l *Launch, text string, env *Env, o *Outcome) {
+// complete applies an agent's result to the workflow. prior is the report
+// a nudged agent gave before its answer (text holds both): the
+// orchestrator gets it with the checkpoint line, since a background
+// agent's notification holds only the answer.
+func (w *Workflow) complete(l *Launch, text, prior string, env *Env, o *Outcome) {
 	result := FindResult(text, OwedLines(l.Job))
 	w.finish(l, result, Returned, env, o)
 	rec := Record{Type: RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: orText(result, "returned"), Input: clip(summaryOf(text, OwedLines(l.Job)...), 200)}
@@ -245,13 +298,7 @@ func (w *Workflow) complete(l *Launch, text string, env *Env, o *Outcome) {
 	case JobGate:
 		line = w.gated(result, text, env, o)
 	case JobAnalysis:
-		w.LastAnalysis = clip(strings.TrimSpace(withoutLines(text, LineAnalysis)), 1500)
-		for _, n := range w.FailingTasks {
-			delete(w.Tasks, n)
-		}
-		if _, err := w.fire(OnAnalysis, env); err == nil {
-			line = fmt.Sprintf("%s F1 OK -> F2 | fix only %s", w.phaseTag(w.Phase), taskList(w.FailingTasks))
-		}
+		line = w.analysed(text, env)
 	case JobFinal, JobUXDX:
 		line = w.validated(l.Job, result, text, env, o)
 	case JobExtraction:
@@ -262,9 +309,39 @@ func (w *Workflow) complete(l *Launch, text string, env *Env, o *Outcome) {
 	if w.Current != from {
 		o.log(Record{Type: RecTransition, Reason: line, Phase: w.Phase, AgentType: l.Agent, Input: result})
 	}
+	if line != "" && prior != "" {
+		line += "\n\nThe agent's report before orch-hook asked for its result line:\n" + clip(strings.TrimSpace(prior), 1500)
+	}
 	if line != "" {
 		w.notify(l, line, o)
 	}
+}
+
+// analysed applies FAILURE_ANALYSIS (F1 -> F2). The tasks to fix are the
+// ones the gate's FAILING TASKS named; if it named none, the ones the
+// analysis names with FIX TASKS; if neither, every task of the phase.
+func (w *Workflow) analysed(text string, env *Env) string {
+	w.LastAnalysis = clip(strings.TrimSpace(withoutLines(text, LineAnalysis)), 1500)
+	how := ""
+	if len(w.FailingTasks) == 0 {
+		tasks, dropped, _ := w.fixableTasks(text, keyFixTasks)
+		how = " (named by FAILURE_ANALYSIS)"
+		if len(tasks) == 0 {
+			tasks = phaseNumbers(w.Plan.Phase(w.Phase))
+			how = fmt.Sprintf(" (no task named by the gate or by FAILURE_ANALYSIS's `FIX TASKS:` line: every task of phase %d)", w.Phase)
+		}
+		if dropped != "" {
+			how += "; " + dropped
+		}
+		w.FailingTasks = tasks
+	}
+	for _, n := range w.FailingTasks {
+		delete(w.Tasks, n)
+	}
+	if _, err := w.fire(OnAnalysis, env); err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s F1 OK -> F2 | fix only %s%s", w.phaseTag(w.Phase), taskList(w.FailingTasks), how)
 }
 
 func orText(s, def string) string {
@@ -379,7 +456,9 @@ func (w *Workflow) gated(result, text string, env *Env, o *Outcome) string {
 		w.fire(OnPass, env)
 		return fmt.Sprintf("%s 4b OK -> 4c | All tests pass; mark phase %d's tasks [x] in MASTER_PLAN.md", tag, w.Phase)
 	}
-	failing := w.validFailing(text)
+	// A FAIL always counts and moves on (after the one nudge): the tasks
+	// to fix are read here, else in F1, else they are the whole phase.
+	failing, dropped, _ := w.fixableTasks(text, keyFailingTasks)
 	w.FixIterations++
 	w.FailingTasks = failing
 	t, err := w.fire(OnFail, env)
@@ -387,11 +466,18 @@ func (w *Workflow) gated(result, text string, env *Env, o *Outcome) string {
 		return fmt.Sprintf("%s 4b FAIL refused: %v", tag, err)
 	}
 	why := clip(summaryOf(text, LineGateFail), 70)
+	note := ""
+	if dropped != "" {
+		note = " (" + dropped + ")"
+	}
 	if t.To == Escalated {
 		w.escalate(EscalationFix, S4b, o)
-		return fmt.Sprintf("%s 4b FAIL -> escalated | fix iteration %d/%d used up; tell the user: see .orchestrator/ESCALATION.md and decide with /orch-hook:resolve retry|skip|abort", tag, w.FixIterations, MaxFixIterations)
+		return fmt.Sprintf("%s 4b FAIL -> escalated | fix iteration %d/%d used up; tell the user: see .orchestrator/ESCALATION.md and decide with /orch-hook:resolve retry|skip|abort%s", tag, w.FixIterations, MaxFixIterations, note)
 	}
-	return fmt.Sprintf("%s 4b FAIL -> F1 | %s failed: %s (fix iteration %d/%d); launch task-planner for FAILURE_ANALYSIS", tag, taskList(failing), orText(why, "see the report"), w.FixIterations, MaxFixIterations)
+	if len(failing) == 0 {
+		return fmt.Sprintf("%s 4b FAIL -> F1 | no failing task named: %s (fix iteration %d/%d); launch task-planner for FAILURE_ANALYSIS, asking it to end with `FIX TASKS: NN, NN` naming the tasks to fix (else every task of phase %d is fixed)%s", tag, orText(why, "see the report"), w.FixIterations, MaxFixIterations, w.Phase, note)
+	}
+	return fmt.Sprintf("%s 4b FAIL -> F1 | %s failed: %s (fix iteration %d/%d); launch task-planner for FAILURE_ANALYSIS%s", tag, taskList(failing), orText(why, "see the report"), w.FixIterations, MaxFixIterations, note)
 }
 
 // validated applies a final-validation result (5a code-quality, 5b

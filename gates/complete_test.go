@@ -142,7 +142,7 @@ func TestMissingResultLineBlockedOnce(t *testing.T) {
 			r := h.launch(Implementer, implPrompt(1))
 			o := r.stop("I changed a.go.")
 			wantVerdict(t, o, Block)
-			const want = "orch-hook: your report must end with the result line `IMPLEMENTATION STATUS: COMPLETE` or `IMPLEMENTATION STATUS: BLOCKED`, alone on its line. Add it now; the orchestrator cannot go on without it."
+			const want = "orch-hook: your report must end with the result line `IMPLEMENTATION STATUS: COMPLETE` or `IMPLEMENTATION STATUS: BLOCKED`, alone on its line. Reply with your complete report again, ending with that line; the orchestrator cannot go on without it."
 			if o.Reason != want {
 				t.Errorf("reason %q", o.Reason)
 			}
@@ -181,13 +181,18 @@ func TestMissingResultLineBlockedOnce(t *testing.T) {
 		r := h.launch(Quality, "Gate")
 		o := r.stop("Broken.\nPHASE GATE STATUS: FAIL")
 		wantVerdict(t, o, Block)
-		if !strings.Contains(o.Reason, "`FAILING TASKS: NN, NN` (the failing task numbers of phase 1) after `PHASE GATE STATUS: FAIL`") {
+		if !strings.Contains(o.Reason, "after `PHASE GATE STATUS: FAIL` your report must end with the line `FAILING TASKS: NN, NN` naming the tasks that fail (of phase 1, or of an earlier phase") {
 			t.Errorf("reason %q", o.Reason)
 		}
-		// Numbers of another phase do not count either.
-		o = r.stop("Broken.\nPHASE GATE STATUS: FAIL\nFAILING TASKS: 04")
-		wantAllow(t, o)
-		h.expect(S4b)
+		// Issue 13: after the one nudge a FAIL always counts and moves on
+		// (it used to close as unrecognized and loop). Numbers of a later
+		// phase are dropped and named.
+		o = r.finish("FAILING TASKS: 04")
+		h.expect(SF1)
+		if h.w.FixIterations != 1 || len(h.w.FailingTasks) != 0 {
+			t.Errorf("fix iterations %d, failing %v", h.w.FixIterations, h.w.FailingTasks)
+		}
+		wantContext(t, o, "4b FAIL -> F1 | no failing task named: Broken.", "FAILING TASKS named 04, not a task of phases up to 1: dropped", "The agent's report before orch-hook asked for its result line:\nBroken.\nPHASE GATE STATUS: FAIL")
 	})
 	t.Run("discovery owes no line", func(t *testing.T) {
 		h := driveTo(t, S1)

@@ -187,8 +187,10 @@ type Coord struct {
 	FailedState      string   `json:"failed_state,omitempty"`
 	Outcome          string   `json:"outcome,omitempty"` // how it ended
 	Nudged           []string `json:"nudged,omitempty"`
-	StopBlocks       int      `json:"stop_blocks"`
-	Decisions        []string `json:"decisions,omitempty"`
+	// Kept are nudged agents' reports, read with their next message.
+	Kept       []KeptReport `json:"kept_reports,omitempty"`
+	StopBlocks int          `json:"stop_blocks"`
+	Decisions  []string     `json:"decisions,omitempty"`
 
 	Current   string   `json:"-"`
 	Completed []string `json:"-"`
@@ -811,11 +813,15 @@ func (c *Coord) subagentStop(call *Call, env *CoordEnv) Outcome {
 	if l.Status != Running {
 		return Outcome{}
 	}
-	problem, line := c.verify(l, call.Text, env)
+	// A nudged agent's earlier report is read with this message, so an
+	// answer holding only the result line completes it.
+	text := joinKept(takeKept(&c.Kept, call.AgentID), call.Text)
+	problem, line := c.verify(l, text, env)
 	o := Outcome{Changed: true}
 	if problem != "" {
 		if !contains(c.Nudged, call.AgentID) {
 			c.Nudged = append(c.Nudged, call.AgentID)
+			c.Kept = keep(c.Kept, call.AgentID, text)
 			reason := "orch-hook: " + problem + " Fix it and end your report again with the result line."
 			o.Verdict, o.Reason = Block, reason
 			o.log(Record{Type: RecDeny, AgentID: call.AgentID, AgentType: name, Reason: reason})
@@ -1014,7 +1020,7 @@ func planCreated(text string) string {
 	lines := strings.Split(text, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if rest, ok := coordMarker(lines[i], LinePlanCreated); ok {
-			return strings.TrimSpace(rest)
+			return artifactPath(rest)
 		}
 	}
 	return ""

@@ -158,21 +158,22 @@ func (f *FailureList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// coordMarker matches a result marker at the start of a line, after list,
-// quote and emphasis decoration, case-insensitively: "REPORT_CREATED: x",
-// "- **REPORT_CREATED:** `x`", "> report_created: x". It returns the rest
-// of the line after the colon.
+// coordMarker matches a result marker at the start of a line, read by the
+// result-line grammar (resultline.go): "REPORT_CREATED: x", "- **REPORT
+// CREATED:** `x`", "> report_created = x". It returns the rest of the line
+// after the separator. A table row is not a marker.
 func coordMarker(line, marker string) (rest string, ok bool) {
-	word := strings.TrimSuffix(marker, ":")
-	s := strings.TrimLeft(line, " \t\r>-*#`_")
-	if len(s) < len(word) || !strings.EqualFold(s[:len(word)], word) {
+	rl, found := readResultLine(line)
+	if !found || !rl.sep || rl.table || rl.key != canonicalKey(strings.TrimSuffix(marker, ":")) {
 		return "", false
 	}
-	s = strings.TrimLeft(s[len(word):], "*`_ \t")
-	if !strings.HasPrefix(s, ":") {
-		return "", false
-	}
-	return strings.TrimLeft(s[1:], "*`_ \t"), true
+	return strings.TrimLeft(rl.rest, "*`_ \t"), true
+}
+
+// artifactPath trims the decoration around a reported path: bold, code
+// marks, quotes, angle brackets.
+func artifactPath(rest string) string {
+	return strings.TrimSpace(strings.Trim(strings.TrimSpace(rest), "*`\"'<>"))
 }
 
 // ParseReportCreated returns the paths of the REPORT_CREATED: lines of a
@@ -187,7 +188,7 @@ func ParseReportCreated(text string) []string {
 		if !ok {
 			continue
 		}
-		p := strings.TrimSpace(strings.Trim(strings.TrimSpace(rest), "*`\"'<>"))
+		p := artifactPath(rest)
 		if p == "" || seen[p] {
 			continue
 		}
@@ -249,23 +250,16 @@ func ParseSupervisor(text string) (res *SupervisorResult, failed bool, err error
 	return res, failed, nil
 }
 
-// ParseTests reads the last "TESTS: PASS" or "TESTS: FAIL" line of
-// test-specialist's text (decoration and case are ignored; text after the
-// verdict such as "(42/42)" is allowed). ok is false when there is none.
+// ParseTests reads test-specialist's "TESTS: PASS" or "TESTS: FAIL" line
+// by the result-line grammar (the last TESTS line decides; "(42/42)" may
+// follow the verdict). ok is false when there is none or it is read two
+// ways.
 func ParseTests(text string) (pass bool, ok bool) {
-	lines := strings.Split(text, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		rest, found := coordMarker(lines[i], "TESTS:")
-		if !found {
-			continue
-		}
-		verdict := strings.ToUpper(strings.TrimRight(strings.Fields(rest + " x")[0], "*`.,;:!"))
-		switch verdict {
-		case "PASS", "PASSED":
-			return true, true
-		case "FAIL", "FAILED":
-			return false, true
-		}
+	switch FindResult(text, []string{LineTestsPass, LineTestsFail}) {
+	case LineTestsPass:
+		return true, true
+	case LineTestsFail:
+		return false, true
 	}
 	return false, false
 }

@@ -249,7 +249,11 @@ func TestParseTests(t *testing.T) {
 		{"TESTS: PASSED", true, true},
 		{"TESTS: FAIL\nfixed it\nTESTS: PASS", true, true},
 		{"TESTS: PASS\nre-ran\nTESTS: FAIL", false, true},
-		{"TESTS: PASS\nTESTS: maybe", true, true},
+		// The last TESTS line decides, and "maybe" is no verdict (issue 13:
+		// an earlier line no longer stands in for the agent's last word).
+		{"TESTS: PASS\nTESTS: maybe", false, false},
+		{"TESTS: PASS - all good", false, false},
+		{"- TESTS = PASSED ✅", true, true},
 		{"All tests pass.", false, false},
 		{"TESTS: PASSING", false, false},
 		{"Report TESTS: PASS", false, false},

@@ -22,6 +22,7 @@ type Call struct {
 	// Agent launches.
 	SubagentType string
 	Prompt       string // the Agent prompt, or the user's prompt
+	Description  string // the Agent description
 	Background   bool
 	Isolation    string
 
@@ -597,10 +598,10 @@ func (w *Workflow) jobFor(agent string, c *Call, env *Env, o *Outcome) (job stri
 	case SF1:
 		if agent != Planner {
 			if agent == Implementer && !gate3Enforced {
-				return JobFix, TaskOfPrompt(c.Prompt), 0, ""
+				return JobFix, taskOf(c), 0, ""
 			}
 			if agent == Implementer {
-				return "", TaskOfPrompt(c.Prompt), 3, "code-implementer before FAILURE_ANALYSIS is not allowed."
+				return "", taskOf(c), 3, "code-implementer before FAILURE_ANALYSIS is not allowed."
 			}
 			return "", 0, 3, fmt.Sprintf("%s is not allowed after a 4b FAIL before FAILURE_ANALYSIS.", agent)
 		}
@@ -611,9 +612,9 @@ func (w *Workflow) jobFor(agent string, c *Call, env *Env, o *Outcome) (job stri
 	case SF2:
 		switch agent {
 		case Implementer:
-			n := TaskOfPrompt(c.Prompt)
+			n, problem := TaskOfLaunch(c.Prompt, c.Description)
 			if n == 0 {
-				return "", 0, 0, fmt.Sprintf("a code-implementer prompt must start with \"Task NN\" naming one failing task (%s).", taskList(w.FailingTasks))
+				return "", 0, 0, fmt.Sprintf("%s The failing tasks to fix: %s.", problem, taskList(w.FailingTasks))
 			}
 			if !contains(w.FailingTasks, n) {
 				return "", n, 3, fmt.Sprintf("fixing Task %02d is not allowed: only the failing tasks (%s) are fixed.", n, taskList(w.FailingTasks))
@@ -691,7 +692,7 @@ func (w *Workflow) job4a(agent string, c *Call, env *Env, o *Outcome) (string, i
 			return JobPhase, 0, 0, ""
 		case Implementer:
 			if why := w.takeAppendedPhase(env, o); why != "" {
-				return "", TaskOfPrompt(c.Prompt), 0, why
+				return "", taskOf(c), 0, why
 			}
 		default:
 			gate := 0
@@ -711,10 +712,10 @@ func (w *Workflow) job4a(agent string, c *Call, env *Env, o *Outcome) (string, i
 	default:
 		return "", 0, 0, fmt.Sprintf("%s is not part of implementation (4a): launch code-implementer for the tasks of phase %d.", agent, w.Phase)
 	}
-	n := TaskOfPrompt(c.Prompt)
+	n, problem := TaskOfLaunch(c.Prompt, c.Description)
 	ph := w.Plan.Phase(w.Phase)
 	if n == 0 {
-		return "", 0, 0, fmt.Sprintf("a code-implementer prompt must start with \"Task NN\" naming one task of phase %d (%s).", w.Phase, taskList(phaseNumbers(ph)))
+		return "", 0, 0, fmt.Sprintf("%s The tasks of phase %d: %s.", problem, w.Phase, taskList(phaseNumbers(ph)))
 	}
 	if ph == nil || !contains(ph.Numbers(), n) {
 		return "", n, 0, fmt.Sprintf("Task %02d is not in the current phase %d (%s); phases run in order.", n, w.Phase, taskList(phaseNumbers(ph)))
@@ -723,6 +724,12 @@ func (w *Workflow) job4a(agent string, c *Call, env *Env, o *Outcome) (string, i
 		return "", n, 0, why
 	}
 	return JobImplement, n, 0, ""
+}
+
+// taskOf is the task a launch names, for records (0: none or unclear).
+func taskOf(c *Call) int {
+	n, _ := TaskOfLaunch(c.Prompt, c.Description)
+	return n
 }
 
 func phaseNumbers(ph *PhaseSnap) []int {
@@ -749,7 +756,10 @@ func (w *Workflow) taskLaunchable(n int, env *Env) string {
 	}
 	cur := w.Plan.Phase(w.Phase)
 	for _, dep := range snap.DependsOn {
-		if cur != nil && contains(cur.Numbers(), dep) && !w.Tasks[dep].done() {
+		// In F2 a fix waits for the fixes it depends on, whatever their
+		// phase (a regression is fixed in an earlier phase's task).
+		pending := cur != nil && contains(cur.Numbers(), dep) || w.Current == SF2 && contains(w.FailingTasks, dep)
+		if pending && !w.Tasks[dep].done() {
 			return fmt.Sprintf("Task %02d depends on Task %02d, which has not returned; launch it after Task %02d.", n, dep, dep)
 		}
 	}

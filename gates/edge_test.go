@@ -30,7 +30,7 @@ func TestFixLaunchRules(t *testing.T) {
 	h := driveTo(t, S4b)
 	h.gate(false, 1, 2)
 	h.analysis()
-	wantDeny(t, h.start(Implementer, "Fix the failing tests").launch, 0, "a code-implementer prompt must start with \"Task NN\" naming one failing task (Task 01, Task 02).")
+	wantDeny(t, h.start(Implementer, "Fix the failing tests").launch, 0, "the prompt names no task; start it with \"Task NN\" naming the one task to implement. The failing tasks to fix: Task 01, Task 02.")
 	h.launch(Implementer, implPrompt(1))
 	wantDeny(t, h.start(Implementer, implPrompt(1)).launch, 3, "Task 01 is already in flight; one code-implementer per task.")
 	if n := h.w.Next(h.env()); n != "launch code-implementer for the failing tasks only: Task 02" {

@@ -444,27 +444,55 @@ type PlanEditError struct{ Problem string }
 func (e *PlanEditError) Error() string { return e.Problem }
 
 // CheckTicking verifies that newText differs from the current plan only by
-// ticking tasks of phase (`[ ]` to `[x]`), that phase's Status: line, and
-// the Progress: line: the orchestrator's job in 4c.
+// ticking tasks of phase (`[ ]` to `[x]`), the Status: lines of that phase
+// and the ones before it, and the Progress: line: the orchestrator's job
+// in 4c. Trailing blank lines do not count.
 func (p *Plan) CheckTicking(phase int, newText string) error {
+	return p.checkLines(phase, newText, true)
+}
+
+// CheckBookkeeping verifies that newText differs from the current plan only
+// in the Status: lines of the phases up to phase and the Progress: line:
+// models tick first and update those lines after the phase has moved on,
+// so they stay editable until final validation (README, "4c").
+func (p *Plan) CheckBookkeeping(phase int, newText string) error {
+	return p.checkLines(phase, newText, false)
+}
+
+func (p *Plan) checkLines(phase int, newText string, ticks bool) error {
 	q := &Plan{progress: -1}
 	q.parseMaster(newText)
-	if len(q.lines) != len(p.lines) {
-		return &PlanEditError{fmt.Sprintf("in 4c only ticks, phase %d's Status: line and the Progress: line may change; this edit adds or removes lines", phase)}
+	allowed := fmt.Sprintf("only ticks of phase %d's tasks, the Status: lines of phases up to %d and the Progress: line may change", phase, phase)
+	if !ticks {
+		allowed = fmt.Sprintf("only the Status: lines of phases up to %d and the Progress: line may change now", phase)
 	}
-	ph := p.Phase(phase)
-	for i := range p.lines {
-		if p.lines[i] == q.lines[i] {
+	before, after := trimTrailingBlank(p.lines), trimTrailingBlank(q.lines)
+	if len(before) != len(after) {
+		return &PlanEditError{fmt.Sprintf("%s; this edit adds or removes lines", allowed)}
+	}
+	statusOK := map[int]bool{}
+	for _, ph := range p.Phases {
+		if ph.statusLine >= 0 {
+			statusOK[ph.statusLine] = true
+		}
+		if ph.Number == phase {
+			break
+		}
+	}
+	for i := range before {
+		if before[i] == after[i] {
 			continue
 		}
 		switch {
 		case i == p.progress && i == q.progress:
-		case ph != nil && i == ph.statusLine && reStatus.MatchString(q.lines[i]):
+		case statusOK[i] && reStatus.MatchString(after[i]):
+		case !ticks:
+			return &PlanEditError{fmt.Sprintf("line %d may not change (%s)", i+1, allowed)}
 		default:
 			old := taskAt(p, i)
 			now := taskAt(q, i)
 			if old == nil || now == nil || old.Number != now.Number || old.Title != now.Title {
-				return &PlanEditError{fmt.Sprintf("line %d may not change in 4c (only ticks of phase %d, its Status: line and Progress:)", i+1, phase)}
+				return &PlanEditError{fmt.Sprintf("line %d may not change in 4c (%s)", i+1, allowed)}
 			}
 			if owner := p.PhaseOf(old.Number); owner == nil || owner.Number != phase {
 				return &PlanEditError{fmt.Sprintf("Task %02d belongs to another phase; only phase %d's tasks may be ticked now", old.Number, phase)}

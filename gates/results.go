@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -41,71 +42,80 @@ func OwedLines(job string) []string {
 	return nil
 }
 
-// normalizeLine makes "**PHASE GATE STATUS:** `PASS`" and "## phase gate
-// status: pass" compare equal to "PHASE GATE STATUS: PASS".
-func normalizeLine(line string) string {
-	line = strings.NewReplacer("*", "", "`", "").Replace(line)
-	line = strings.Trim(line, " \t\r#")
-	return strings.ToUpper(strings.Join(strings.Fields(line), " "))
-}
+var (
+	reTaskRef   = lazyRegexp(`(?i)\b(tasks?)\b[ \t_#-]*(\d{1,4})\b`)
+	reTaskStart = lazyRegexp(`(?i)^task\b[ \t_#-]*(\d{1,4})\b`)
+)
 
-// FindResult returns the last line of text equal to one of forms (after
-// normalizing), or "".
-func FindResult(text string, forms []string) string {
-	lines := strings.Split(text, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		n := normalizeLine(lines[i])
-		for _, f := range forms {
-			if n == f {
-				return f
-			}
-		}
-	}
-	return ""
-}
-
-// FailingTasks reads the last "FAILING TASKS: 02, 05" line.
-func FailingTasks(text string) []int {
-	lines := strings.Split(text, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		n := normalizeLine(lines[i])
-		if rest, ok := strings.CutPrefix(n, LineFailingTasks); ok {
-			return numbers(rest)
-		}
-	}
-	return nil
-}
-
-var reTaskPrompt = lazyRegexp(`(?i)^task\s*#?\s*(\d+)`)
-
-// TaskOfPrompt reads the task number a code-implementer prompt starts with
-// ("Task 03: ..."); 0 when it does not start with one. Later mentions of
-// other tasks are ignored.
+// TaskOfPrompt reads the task a code-implementer prompt is for: see
+// TaskOfLaunch. 0 when it names none or is read two ways.
 func TaskOfPrompt(prompt string) int {
-	p := strings.TrimLeft(prompt, " \t\r\n*#`>")
-	m := reTaskPrompt.FindStringSubmatch(p)
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(m[1])
+	n, _ := TaskOfLaunch(prompt, "")
 	return n
+}
+
+// TaskOfLaunch reads which task a code-implementer launch is for: the one
+// named on the prompt's first non-empty line that names a task, else the
+// one the Agent description names. Both may name it, but then the same
+// one. A line or description naming two tasks is refused (one task per
+// implementer), unless it starts with "Task NN" (the form the orchestrate
+// command gives), which names that task whatever follows. Later lines may
+// mention other tasks as context. problem says why no task was read.
+func TaskOfLaunch(prompt, description string) (n int, problem string) {
+	pn, pLine := 0, ""
+	for _, line := range strings.Split(prompt, "\n") {
+		ns, named := tasksOfLine(line)
+		if !named {
+			continue
+		}
+		if len(ns) != 1 {
+			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task.", clip(strings.TrimSpace(line), 80))
+		}
+		pn, pLine = ns[0], strings.TrimSpace(line)
+		break
+	}
+	dn := 0
+	if ns, named := tasksOfLine(description); named {
+		if len(ns) != 1 {
+			return 0, fmt.Sprintf("the Agent description %q names more than one task; one code-implementer implements one task.", clip(description, 80))
+		}
+		dn = ns[0]
+	}
+	switch {
+	case pn > 0 && dn > 0 && pn != dn:
+		return 0, fmt.Sprintf("the prompt names Task %02d (%q) but the Agent description names Task %02d; name the same one task in both.", pn, clip(pLine, 60), dn)
+	case pn > 0:
+		return pn, ""
+	case dn > 0:
+		return dn, ""
+	}
+	return 0, "the prompt names no task; start it with \"Task NN\" naming the one task to implement."
+}
+
+// tasksOfLine lists the distinct tasks a line names ("Task 03",
+// "task-03-cli.md", "TASK #3"); "Tasks 01 and 02" names several.
+func tasksOfLine(line string) (nums []int, named bool) {
+	s := trimLeadDecoration(strings.TrimSpace(line))
+	if m := reTaskStart.FindStringSubmatch(s); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return []int{n}, true
+	}
+	for _, m := range reTaskRef.FindAllStringSubmatch(s, -1) {
+		n, _ := strconv.Atoi(m[2])
+		if strings.EqualFold(m[1], "tasks") {
+			return []int{n, -1}, true // a plural names several
+		}
+		nums = appendNew(nums, n)
+	}
+	return nums, len(nums) > 0
 }
 
 // summaryOf is a short extract of an agent's text for checkpoint lines: the
 // first non-empty line that is not a result line, clipped.
 func summaryOf(text string, skip ...string) string {
+	keys := formKeys(skip)
 	for _, line := range strings.Split(text, "\n") {
-		n := normalizeLine(line)
-		if n == "" || strings.HasPrefix(n, LineFailingTasks) {
-			continue
-		}
-		isResult := false
-		for _, s := range skip {
-			if n == s {
-				isResult = true
-			}
-		}
-		if isResult {
+		if strings.Trim(line, " \t\r#*`>-_") == "" || isResultKey(line, keys) {
 			continue
 		}
 		return clip(strings.Join(strings.Fields(strings.Trim(line, " #*")), " "), 80)
@@ -121,11 +131,13 @@ func clip(s string, n int) string {
 	return s
 }
 
-// withoutLines drops the lines of text that are one of the result forms.
+// withoutLines drops the lines of text that are result lines of the forms'
+// keys.
 func withoutLines(text string, forms ...string) string {
+	keys := formKeys(forms)
 	var keep []string
 	for _, line := range strings.Split(text, "\n") {
-		if !contains(forms, normalizeLine(line)) {
+		if !isResultKey(line, keys) {
 			keep = append(keep, line)
 		}
 	}

@@ -22,8 +22,10 @@ func TestFindResult(t *testing.T) {
 		{"\tphase gate status:   pass\r", gate, LineGatePass},
 		{"PHASE GATE STATUS: PASS\nPHASE GATE STATUS: FAIL", gate, LineGateFail},
 		{"PHASE GATE STATUS: FAIL\nPHASE GATE STATUS: PASS\nthanks", gate, LineGatePass},
-		{"PHASE GATE STATUS: PASS (mostly)", gate, ""},
-		{"- PHASE GATE STATUS: PASS", gate, ""},
+		// One parenthetical may follow a verdict, and list markers are
+		// decoration (issue 13: these were refused before).
+		{"PHASE GATE STATUS: PASS (mostly)", gate, LineGatePass},
+		{"- PHASE GATE STATUS: PASS", gate, LineGatePass},
 		{"The PHASE GATE STATUS: PASS is what I would say", gate, ""},
 		{"UX/DX STATUS: PASS", gate, ""},
 		{"UX/DX STATUS: FAIL", OwedLines(JobUXDX), LineUXFail},
@@ -75,7 +77,7 @@ func TestTaskOfPrompt(t *testing.T) {
 		{"  \n# Task 05\nbody", 5},
 		{"> Task 07 quoted", 7},
 		{"Task 02: like Task 01; then Task 03", 2},
-		{"Implement Task 02", 0},
+		{"Implement Task 02", 2}, // issue 13: the first line naming a task
 		{"Tasks 01 and 02", 0},
 		{"", 0},
 	}

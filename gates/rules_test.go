@@ -281,13 +281,26 @@ func TestImplementationParallelRules(t *testing.T) {
 		wantDeny(t, h.start(Implementer, implPrompt(4)).launch, 0, "Task 04 is not in the current phase 1 (Task 01, Task 02, Task 03); phases run in order.")
 		wantDeny(t, h.start(Implementer, implPrompt(42)).launch, 0, "Task 42 is not in the current phase 1")
 	})
-	t.Run("the prompt starts with Task NN", func(t *testing.T) {
+	t.Run("the prompt names one task", func(t *testing.T) {
 		h := driveTo(t, S4a)
-		wantDeny(t, h.start(Implementer, "Implement the login form (Task 01)").launch, 0, "a code-implementer prompt must start with \"Task NN\" naming one task of phase 1 (Task 01, Task 02, Task 03).")
+		wantDeny(t, h.start(Implementer, "Implement the login form").launch, 0, "the prompt names no task; start it with \"Task NN\" naming the one task to implement. The tasks of phase 1: Task 01, Task 02, Task 03.")
+		wantDeny(t, h.start(Implementer, "Implement Task 01 and Task 02").launch, 0, "names more than one task; one code-implementer implements one task.")
+		c := agentCall(Implementer, "Task 01: the parser", "t-desc")
+		c.Description = "Task 02"
+		wantDeny(t, h.do(c), 0, "the prompt names Task 01")
 		r := h.launch(Implementer, "Task 02: like Task 01, see Task 03")
 		if l := h.w.launchByTool(r.toolUse); l.Task != 2 || l.Job != JobImplement || l.Phase != 1 {
 			t.Errorf("launch %+v", l)
 		}
+		// Issue 13: the task may follow a preamble (paired with the
+		// refusals above: the task read is still one task of the phase).
+		r = h.launch(Implementer, "You are a careful engineer.\n\nImplement Task 01 (see task-01-step.md).")
+		if l := h.w.launchByTool(r.toolUse); l.Task != 1 {
+			t.Errorf("launch %+v", l)
+		}
+		c = agentCall(Implementer, "Implement the remaining step.", "t-desc2")
+		c.Description = "Task 03: step 3"
+		wantDeny(t, h.do(c), 0, "Task 03 depends on Task 01, which has not returned")
 	})
 	t.Run("COMPLETE cannot be relaunched", func(t *testing.T) {
 		h := driveTo(t, S4a)
@@ -401,7 +414,7 @@ func TestFailingTasksOfTheCurrentPhaseOnly(t *testing.T) {
 	if fmt.Sprint(h.w.FailingTasks) != "[2]" {
 		t.Errorf("failing = %v", h.w.FailingTasks)
 	}
-	wantContext(t, o, "4b FAIL -> F1 | Task 02 failed: Broken.")
+	wantContext(t, o, "4b FAIL -> F1 | Task 02 failed: Broken.", "(FAILING TASKS named 04, 99, not tasks of phases up to 1: dropped)")
 }
 
 func TestEscalationSkipOfTheLastPhase(t *testing.T) {
@@ -463,7 +476,7 @@ func TestPlanUpdateTicking(t *testing.T) {
 		{"another phase's Status:", func(s string) string {
 			i := strings.LastIndex(s, "Status: pending")
 			return s[:i] + "Status: done" + s[i+len("Status: pending"):]
-		}, false, "may not change in 4c (only ticks of phase 1, its Status: line and Progress:)"},
+		}, false, "may not change in 4c (only ticks of phase 1's tasks, the Status: lines of phases up to 1 and the Progress: line may change)"},
 		{"rename a task", func(s string) string { return strings.Replace(s, "Task 02: step 2", "Task 02: renamed", 1) }, false, "may not change in 4c"},
 		{"edit the title", func(s string) string { return strings.Replace(s, "# Master Plan: login page", "# Plan", 1) }, false, "line 1 may not change in 4c"},
 		{"add a line", func(s string) string { return s + "- [ ] Task 09: new\n" }, false, "this edit adds or removes lines"},

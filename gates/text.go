@@ -104,6 +104,9 @@ func (w *Workflow) Next(env *Env) string {
 		if s := wait(Planner); s != "" {
 			return s
 		}
+		if len(w.FailingTasks) == 0 {
+			return "launch task-planner for FAILURE_ANALYSIS; the gate named no failing task, so ask it to end with `FIX TASKS: NN, NN` naming the tasks to fix"
+		}
 		return "launch task-planner for FAILURE_ANALYSIS"
 	case SF2:
 		open := w.openFailing()

@@ -177,11 +177,12 @@ func (w *Workflow) notification(c *Call, env *Env) Outcome {
 			return o
 		}
 		l.Background = false // deliver the line now
-		text := firstMatch(reNotifyResult, c.Prompt)
-		if missingLine(l.Job, text, w) {
+		prior := takeKept(&w.Kept, l.AgentID)
+		text := joinKept(prior, firstMatch(reNotifyResult, c.Prompt))
+		if missingLine(l.Job, text, false) {
 			w.finish(l, "", Unrecognized, env, &o)
 		} else {
-			w.complete(l, text, env, &o)
+			w.complete(l, text, prior, env, &o)
 		}
 		o.Changed = true
 		return o

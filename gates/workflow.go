@@ -122,6 +122,9 @@ type Workflow struct {
 	// Nudged are agent ids whose SubagentStop was blocked once for a
 	// missing result line.
 	Nudged []string `json:"nudged,omitempty"`
+	// Kept are the reports of nudged agents, read together with their next
+	// message: an answer that adds only the missing line completes them.
+	Kept []KeptReport `json:"kept_reports,omitempty"`
 
 	Escalation  *Escalation `json:"escalation,omitempty"`
 	KnownIssues []string    `json:"known_issues,omitempty"`
@@ -181,6 +184,62 @@ type PendingStop struct {
 	// Unrecognized: the report still lacked its result line after the
 	// one block; the launch closes without advancing.
 	Unrecognized bool `json:"unrecognized,omitempty"`
+	// Prior is the report the agent gave before it was asked for its
+	// result line (Text holds it joined with the answer).
+	Prior string `json:"prior,omitempty"`
+}
+
+// KeptReport is a nudged agent's report, kept (its end, bounded) until its
+// next message arrives.
+type KeptReport struct {
+	AgentID string `json:"agent_id"`
+	Text    string `json:"text"`
+}
+
+// Bounds of the kept reports: each one's size, and how many are kept.
+const (
+	maxKeptText    = 6000
+	maxKeptReports = 16
+)
+
+// keep stores a nudged agent's report.
+func keep(list []KeptReport, agentID, text string) []KeptReport {
+	if r := []rune(text); len(r) > maxKeptText {
+		text = "…" + string(r[len(r)-maxKeptText+1:])
+	}
+	out := list[:0]
+	for _, k := range list {
+		if k.AgentID != agentID {
+			out = append(out, k)
+		}
+	}
+	if len(out) >= maxKeptReports {
+		out = append(out[:0], out[len(out)-maxKeptReports+1:]...)
+	}
+	return append(out, KeptReport{AgentID: agentID, Text: text})
+}
+
+// takeKept removes and returns the report kept for agentID ("" if none).
+func takeKept(list *[]KeptReport, agentID string) string {
+	if agentID == "" {
+		return ""
+	}
+	for i, k := range *list {
+		if k.AgentID == agentID {
+			*list = append((*list)[:i], (*list)[i+1:]...)
+			return k.Text
+		}
+	}
+	return ""
+}
+
+// joinKept reads a kept report and the agent's next message as one text:
+// the next message's lines come last, so they win.
+func joinKept(kept, text string) string {
+	if kept == "" {
+		return text
+	}
+	return kept + "\n\n" + text
 }
 
 // Escalation is an open escalation to the user.

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -119,8 +120,61 @@ func TestPlanFilesAtOtherSteps(t *testing.T) {
 	}{{S0a, 0}, {S3, 0}, {S4a, 0}, {S4b, 1}, {S5a, 0}, {S6, 0}, {escalatedFix, 0}} {
 		h := driveTo(t, tc.target)
 		o := h.writeFile(writeCall(tasksPath(MasterPlan), "# Plan\n"))
-		wantDeny(t, o, tc.gate, "MASTER_PLAN.md may not change at step "+h.w.Current+".")
+		want := "MASTER_PLAN.md may not change at step " + h.w.Current + "."
+		if bookkeeping[h.w.Current] {
+			want = "MASTER_PLAN.md may not change at step " + h.w.Current + ": only the Status: lines of phases up to"
+		}
+		wantDeny(t, o, tc.gate, want)
 	}
+}
+
+// 4c as models do it (issue 13): ticks first, then Status: and Progress:
+// in separate Edits, after the phase has moved on; a Write whose trailing
+// newline differs. Paired: nothing else changes after the ticks.
+func TestPlanBookkeepingAfterTicks(t *testing.T) {
+	for _, last := range []bool{false, true} {
+		plan := twoPhases(false)
+		if last {
+			plan = onePhase(false)
+		}
+		h := driveTo(t, S4c, plan...)
+		master := string(h.files[MasterPlan])
+		next := S4a
+		if last {
+			next = S5a
+		}
+		// Ticks as one Write without the trailing newline.
+		o := h.writeFile(writeCall(tasksPath(MasterPlan), strings.TrimSuffix(tickText(master, h.phaseTasks()...), "\n")))
+		wantAllow(t, o)
+		h.expect(next)
+		edit := func(old, new string) Outcome {
+			return h.writeFile(editCall(tasksPath(MasterPlan), old, new))
+		}
+		wantAllow(t, edit("## Phase 1: "+plan[0].Title+"\nStatus: pending", "## Phase 1: "+plan[0].Title+"\nStatus: complete"))
+		total := 3
+		if last {
+			total = 2
+		}
+		wantAllow(t, edit(fmt.Sprintf("Progress: 0/%d", len(plan[0].Tasks)+map[bool]int{false: 2, true: 0}[last]), fmt.Sprintf("Progress: %d/%d", len(plan[0].Tasks), total+map[bool]int{false: 2, true: 0}[last])))
+		h.expect(next)
+		// Paired refusals: a task line, a later phase's Status:, an added
+		// line, a subagent's edit.
+		wantDeny(t, edit("Task 01: step 1", "Task 01: step one"), 0, "may not change at step "+next)
+		if !last {
+			// The new current phase's Status: is the orchestrator's too;
+			// ticking its tasks is not (yet).
+			wantAllow(t, edit("## Phase 2: Polish\nStatus: pending", "## Phase 2: Polish\nStatus: in progress"))
+			wantDeny(t, edit("- [ ] Task 04", "- [x] Task 04"), 0, "may not change at step 4a: line")
+		}
+		wantDeny(t, edit("Status: complete", "Status: complete\nNote: done"), 0, "this edit adds or removes lines")
+		if !last {
+			r := h.launch(Implementer, implPrompt(h.phaseTasks()[0]))
+			wantDeny(t, h.writeFile(by(editCall(tasksPath(MasterPlan), "Status: complete", "Status: done"), r.agentID, Implementer)), 0, "may not change at step 4a")
+		}
+	}
+	// Past 5a the plan is closed.
+	h := driveTo(t, S6)
+	wantDeny(t, h.writeFile(editCall(tasksPath(MasterPlan), "Progress:", "Progress:")), 0, "MASTER_PLAN.md may not change at step 6.")
 }
 
 func TestPlanTampering(t *testing.T) {

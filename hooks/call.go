@@ -15,6 +15,7 @@ import (
 type toolInput struct {
 	// Agent
 	Prompt          string `json:"prompt"`
+	Description     string `json:"description"`
 	SubagentType    string `json:"subagent_type"`
 	RunInBackground *bool  `json:"run_in_background"`
 	Isolation       string `json:"isolation"`
@@ -70,7 +71,7 @@ func toCall(in *Input, root string) *gates.Call {
 		switch in.ToolName {
 		case "Agent", "Task":
 			c.SubagentType = ti.SubagentType
-			c.Prompt = ti.Prompt
+			c.Prompt, c.Description = ti.Prompt, ti.Description
 			c.Background = ti.RunInBackground == nil || *ti.RunInBackground
 			c.Isolation = ti.Isolation
 		case "Write", "Edit", "NotebookEdit":

@@ -212,6 +212,8 @@ func toolInputKey(folded string) string {
 	switch folded {
 	case "prompt":
 		return "prompt"
+	case "description":
+		return "description"
 	case "subagent_type":
 		return "subagent_type"
 	case "run_in_background":

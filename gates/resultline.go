@@ -1,0 +1,434 @@
+package gates
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// One result-line grammar for both workflows (README, "Result lines"): a
+// line is KEY, or KEY then ':' or '=' then VALUE. It is tolerant of how
+// models decorate a line and strict about what the line means:
+//
+//   - list markers (-, *, +, >, 1.), headings, bold, backticks and emoji
+//     around the line are decoration;
+//   - a key's words may be joined by spaces, '_', '-' or '/', in any case
+//     (PHASE_GATE_STATUS is PHASE GATE STATUS);
+//   - a verdict may be written PASSED, FAILED, COMPLETED; after it only '.'
+//     or '!', emoji and one parenthetical may follow;
+//   - a line with both verdicts, a verdict followed by other prose, or a
+//     table cell is not a result line: it is quoted back to the agent.
+//
+// The last line whose key a job owes decides; a refused one is not skipped
+// in favour of an earlier line, since it is the agent's last word.
+
+// resultLine is one line read by the grammar.
+type resultLine struct {
+	key   string // canonical: upper case, words joined by one space
+	sep   bool   // a ':' or '=' followed the key
+	rest  string // the value after the separator (or the tail of a token line)
+	raw   string // the line as written, trimmed, for quoting
+	table bool   // the line is a table row
+}
+
+// readResultLine reads line as KEY[:=]VALUE; ok is false when it does not
+// start (after decoration) with a key.
+func readResultLine(line string) (rl resultLine, ok bool) {
+	rl.raw = strings.TrimSpace(line)
+	s := rl.raw
+	if strings.HasPrefix(s, "|") {
+		rl.table = true
+		s = strings.TrimLeft(s, "| \t")
+	}
+	s = trimLeadDecoration(s)
+	// The key: letters (and digits after the first letter), joined by
+	// spaces, '_', '-' or '/', with bold or code marks anywhere in it.
+	end, letters := 0, 0
+	for end < len(s) {
+		r, n := utf8.DecodeRuneInString(s[end:])
+		switch {
+		case r < utf8.RuneSelf && (r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z'):
+			letters++
+		case r >= '0' && r <= '9' && letters > 0:
+		case r == ' ' || r == '\t' || r == '_' || r == '-' || r == '/' || r == '*' || r == '`':
+		default:
+			goto done
+		}
+		end += n
+	}
+done:
+	if letters == 0 {
+		return rl, false
+	}
+	rl.key = canonicalKey(s[:end])
+	if rl.key == "" || len(rl.key) > 48 {
+		return rl, false
+	}
+	rest := s[end:]
+	if strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "=") {
+		rl.sep = true
+		rest = rest[1:]
+	} else if rl.table && strings.HasPrefix(rest, "|") {
+		rl.sep = true
+		rest = rest[1:]
+	}
+	rl.rest = strings.TrimSpace(rest)
+	return rl, true
+}
+
+// canonicalKey is "PHASE GATE STATUS" for "**Phase_Gate-Status**".
+func canonicalKey(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch r {
+		case '_', '-', '/', '\t':
+			return ' '
+		case '*', '`':
+			return -1
+		}
+		return unicode.ToUpper(r)
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// keyOf is the canonical key of a result form: "PHASE GATE STATUS" for
+// "PHASE GATE STATUS: PASS", "REQUIREMENTS CLEAR" for REQUIREMENTS_CLEAR.
+func keyOf(form string) (key, value string) {
+	rl, _ := readResultLine(form)
+	return rl.key, strings.TrimSpace(rl.rest)
+}
+
+// trimLeadDecoration drops what models put before a line: spaces, list
+// markers, quote marks, headings, bold, code marks and emoji.
+func trimLeadDecoration(s string) string {
+	for {
+		t := strings.TrimLeft(s, " \t\r>-+*#_`•·")
+		t = trimEmoji(t)
+		// A numbered list marker: "1. " or "2) ".
+		i := 0
+		for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+			i++
+		}
+		if i > 0 && i < 4 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && (t[i+1] == ' ' || t[i+1] == '\t') {
+			t = t[i+1:]
+		}
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+// isEmoji: pictographs and symbols (✅, ❌, ✔, 🎉) and what joins or
+// varies them.
+func isEmoji(r rune) bool {
+	return r >= 0x2190 && (unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r)) || r == 0xFE0F || r == 0xFE0E || r == 0x200D || r == 0x20E3
+}
+
+func trimEmoji(s string) string {
+	for s != "" {
+		r, n := utf8.DecodeRuneInString(s)
+		if !isEmoji(r) && r != ' ' && r != '\t' {
+			return s
+		}
+		s = s[n:]
+	}
+	return s
+}
+
+// verdictWords maps the accepted spellings of a verdict to the form's.
+var verdictWords = map[string]string{
+	"PASS": "PASS", "PASSED": "PASS",
+	"FAIL": "FAIL", "FAILED": "FAIL",
+	"COMPLETE": "COMPLETE", "COMPLETED": "COMPLETE",
+	"BLOCKED": "BLOCKED",
+}
+
+// opposite verdicts: a line naming both is read two ways.
+var oppositeVerdict = map[string][]string{
+	"PASS":     {"FAIL", "FAILED"},
+	"FAIL":     {"PASS", "PASSED"},
+	"COMPLETE": {"BLOCKED"},
+	"BLOCKED":  {"COMPLETE", "COMPLETED"},
+}
+
+// readVerdict reads a verdict value ("PASS", "**FAILED** ✅ (3/12)"). It
+// returns the canonical verdict, or a problem saying why the value is not
+// one.
+func readVerdict(value string) (verdict, problem string) {
+	s := trimEmoji(strings.TrimLeft(value, " \t*`_"))
+	end := 0
+	for end < len(s) && (s[end] >= 'A' && s[end] <= 'Z' || s[end] >= 'a' && s[end] <= 'z') {
+		end++
+	}
+	word := strings.ToUpper(s[:end])
+	verdict, ok := verdictWords[word]
+	if !ok {
+		if word == "" {
+			return "", "it has no verdict"
+		}
+		return "", fmt.Sprintf("%q is not a verdict", clip(s[:end], 20))
+	}
+	if p := checkTail(s[end:], oppositeVerdict[verdict]); p != "" {
+		return "", p
+	}
+	return verdict, ""
+}
+
+// checkTail accepts what may follow a verdict or a token: '.', '!', emoji,
+// bold or code marks, a heading's closing '#', and one parenthetical that does not name an opposite
+// verdict.
+func checkTail(tail string, opposite []string) string {
+	parens := 0
+	for tail != "" {
+		r, n := utf8.DecodeRuneInString(tail)
+		switch {
+		case r == ' ' || r == '\t' || r == '\r' || r == '.' || r == '!' || r == '*' || r == '`' || r == '_' || r == '#' || isEmoji(r):
+			tail = tail[n:]
+		case r == '(':
+			parens++
+			close := strings.IndexByte(tail, ')')
+			if parens > 1 || close < 0 {
+				return "it has more after the verdict than one parenthetical"
+			}
+			inner := tail[1:close]
+			for _, word := range strings.FieldsFunc(inner, func(r rune) bool { return !unicode.IsLetter(r) }) {
+				if contains(opposite, word) {
+					return "it names both verdicts"
+				}
+			}
+			tail = tail[close+1:]
+		default:
+			for _, word := range strings.FieldsFunc(tail, func(r rune) bool { return !unicode.IsLetter(r) }) {
+				if contains(opposite, strings.ToUpper(word)) {
+					return "it names both verdicts"
+				}
+			}
+			return "the verdict is followed by other text"
+		}
+	}
+	return ""
+}
+
+// resultForm is an owed result line split into its key and verdict.
+type resultForm struct {
+	form, key, verdict string
+}
+
+func splitForms(forms []string) []resultForm {
+	out := make([]resultForm, len(forms))
+	for i, f := range forms {
+		k, v := keyOf(f)
+		out[i] = resultForm{form: f, key: k, verdict: v}
+	}
+	return out
+}
+
+// resultFound is what readResult found: the form, or the refused line
+// that stood in its place and why.
+type resultFound struct {
+	form    string // one of the forms, or ""
+	near    string // the line refused, as written
+	problem string // why it was refused
+	index   int    // the line's index in the text (-1: none)
+}
+
+// readResult finds the last line of text whose key is one of the forms'.
+// It is the result when it reads as exactly one form; otherwise nothing is
+// found and near quotes the line.
+func readResult(text string, forms []string) resultFound {
+	fs := splitForms(forms)
+	lines := strings.Split(text, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		rl, ok := readResultLine(lines[i])
+		if !ok {
+			continue
+		}
+		var candidates []resultForm
+		glued := false // "PHASE GATE STATUS FAIL": the key runs into its value
+		for _, f := range fs {
+			if f.key == rl.key {
+				candidates = append(candidates, f)
+			} else if f.verdict != "" && !rl.sep && strings.HasPrefix(rl.key, f.key+" ") {
+				candidates, glued = append(candidates, f), true
+			}
+		}
+		if len(candidates) == 0 {
+			continue
+		}
+		found := resultFound{near: clip(rl.raw, 120), index: i}
+		if glued {
+			found.problem = "the key is not followed by ':' and a verdict"
+			return found
+		}
+		if rl.table {
+			found.problem = "a table cell is not a result line"
+			return found
+		}
+		if candidates[0].verdict == "" { // a token line: REQUIREMENTS_CLEAR
+			if rl.sep {
+				found.problem = "this line takes no value"
+				return found
+			}
+			if p := checkTail(rl.rest, nil); p != "" {
+				found.problem = strings.Replace(p, "the verdict", "the line", 1)
+				return found
+			}
+			return resultFound{form: candidates[0].form, index: i}
+		}
+		if !rl.sep {
+			found.problem = "the key is not followed by ':' and a verdict"
+			return found
+		}
+		verdict, problem := readVerdict(rl.rest)
+		if problem != "" {
+			found.problem = problem
+			return found
+		}
+		for _, f := range candidates {
+			if f.verdict == verdict {
+				return resultFound{form: f.form, index: i}
+			}
+		}
+		found.problem = fmt.Sprintf("%s is not one of this step's verdicts", verdict)
+		return found
+	}
+	return resultFound{index: -1}
+}
+
+// FindResult returns the result form the text ends with (the last line
+// with one of the forms' keys, read by the grammar), or "".
+func FindResult(text string, forms []string) string {
+	return readResult(text, forms).form
+}
+
+// keyLine finds the last line of text with the given key and a separator;
+// it returns the value and the line as written.
+func keyLine(text, key string) (value, raw string, found bool) {
+	lines := strings.Split(text, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		rl, ok := readResultLine(lines[i])
+		if ok && rl.sep && rl.key == key && !rl.table {
+			return rl.rest, rl.raw, true
+		}
+	}
+	return "", "", false
+}
+
+// Keys of the task-list lines.
+const (
+	keyFailingTasks = "FAILING TASKS"
+	keyFixTasks     = "FIX TASKS"
+)
+
+// taskRefs reads a list of task references: "02, 05", "Task 02 and Task
+// 05", "#2; #5", "01-03", "none". Text in parentheses is a comment. ok is
+// false, and bad quotes the item, when an item is not a task reference.
+func taskRefs(value string) (nums []int, none, ok bool, bad string) {
+	value = stripParens(value)
+	value = strings.Trim(value, " \t*`_.")
+	if value == "" {
+		return nil, false, false, ""
+	}
+	items := strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ';' || r == ' ' || r == '\t' || r == '&' })
+	for i := 0; i < len(items); i++ {
+		item := strings.Trim(items[i], "*`_.#[]")
+		switch strings.ToLower(item) {
+		case "", "and", "task", "tasks":
+			continue
+		case "none", "n/a", "-":
+			none = true
+			continue
+		}
+		if lo, hi, isRange := strings.Cut(item, "-"); isRange {
+			a, errA := refNumber(lo)
+			b, errB := refNumber(hi)
+			if errA != nil || errB != nil || b < a || b-a > 50 {
+				return nil, false, false, items[i]
+			}
+			for n := a; n <= b; n++ {
+				nums = appendNew(nums, n)
+			}
+			continue
+		}
+		n, err := refNumber(item)
+		if err != nil {
+			return nil, false, false, items[i]
+		}
+		nums = appendNew(nums, n)
+	}
+	if none && len(nums) > 0 {
+		return nil, false, false, value
+	}
+	return nums, none, true, ""
+}
+
+// refNumber reads "02", "Task02" or "#2".
+func refNumber(s string) (int, error) {
+	s = strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(s), "task"), "#")
+	if s == "" || len(s) > 4 || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, fmt.Errorf("not a task number")
+	}
+	return strconv.Atoi(s)
+}
+
+func appendNew(list []int, n int) []int {
+	if contains(list, n) {
+		return list
+	}
+	return append(list, n)
+}
+
+// stripParens drops parenthesized comments: "02 (regression)" is "02 ".
+func stripParens(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// FailingTasks reads the last "FAILING TASKS: 02, 05" line.
+func FailingTasks(text string) []int {
+	v, _, found := keyLine(text, keyFailingTasks)
+	if !found {
+		return nil
+	}
+	nums, _, _, _ := taskRefs(v)
+	return nums
+}
+
+// isResultKey reports whether line is a result line of one of the forms'
+// keys (or a task-list line), for summaries that skip them.
+func isResultKey(line string, keys []string) bool {
+	rl, ok := readResultLine(line)
+	if !ok {
+		return false
+	}
+	return contains(keys, rl.key) || rl.key == keyFailingTasks || rl.key == keyFixTasks
+}
+
+func formKeys(forms []string) []string {
+	out := make([]string, 0, len(forms))
+	for _, f := range forms {
+		k, _ := keyOf(f)
+		out = appendNewString(out, k)
+	}
+	return out
+}
+
+func appendNewString(list []string, s string) []string {
+	if contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}

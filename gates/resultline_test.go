@@ -1,0 +1,184 @@
+package gates
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The result-line grammar: every spelling of the same meaning is read,
+// and every line that could be read two ways is refused with a reason.
+func TestResultGrammar(t *testing.T) {
+	gate := OwedLines(JobGate)
+	accepted := []struct {
+		line, want string
+	}{
+		{"PHASE GATE STATUS: PASS", LineGatePass},
+		{"- PHASE GATE STATUS: PASS", LineGatePass},
+		{"* PHASE GATE STATUS: FAIL", LineGateFail},
+		{"> PHASE GATE STATUS: PASS", LineGatePass},
+		{"1. PHASE GATE STATUS: PASS", LineGatePass},
+		{"12) PHASE GATE STATUS: PASS", LineGatePass},
+		{"PHASE GATE STATUS = PASS", LineGatePass},
+		{"PHASE_GATE_STATUS: PASS", LineGatePass},
+		{"Phase-Gate-Status: pass", LineGatePass},
+		{"PHASE GATE STATUS: PASS.", LineGatePass},
+		{"PHASE GATE STATUS: PASS!", LineGatePass},
+		{"PHASE GATE STATUS: PASS ✅", LineGatePass},
+		{"PHASE GATE STATUS: ✅ PASS", LineGatePass},
+		{"✅ PHASE GATE STATUS: PASS", LineGatePass},
+		{"PHASE GATE STATUS: PASSED", LineGatePass},
+		{"PHASE GATE STATUS: FAILED", LineGateFail},
+		{"PHASE GATE STATUS: PASS (12/12 tests)", LineGatePass},
+		{"PHASE GATE STATUS: FAIL ❌ (2 failing)", LineGateFail},
+		{"PHASE GATE STATUS: PASS (12/12) ✅.", LineGatePass},
+		{"**PHASE GATE STATUS:** **PASS**", LineGatePass},
+		{"**PHASE GATE STATUS**: `PASS`", LineGatePass},
+		{"### PHASE GATE STATUS: FAIL ###", LineGateFail},
+		{"`PHASE_GATE_STATUS=FAIL`", LineGateFail},
+		{"\t- **Phase gate status:** passed ✔️", LineGatePass},
+	}
+	for _, tc := range accepted {
+		if got := readResult("report\n"+tc.line+"\n", gate); got.form != tc.want {
+			t.Errorf("%q: read %q (problem %q), want %q", tc.line, got.form, got.problem, tc.want)
+		}
+	}
+	refused := []struct {
+		line, problem string
+	}{
+		{"PHASE GATE STATUS: PASS/FAIL", "both verdicts"},
+		{"PHASE GATE STATUS: PASS or FAIL", "both verdicts"},
+		{"PHASE GATE STATUS: PASS | FAIL", "both verdicts"},
+		{"PHASE GATE STATUS: PASS (FAIL on rerun)", "both verdicts"},
+		{"PHASE GATE STATUS: PASS but the linter complains", "followed by other text"},
+		{"PHASE GATE STATUS: PASS - mostly", "followed by other text"},
+		{"PHASE GATE STATUS: PASS (a) (b)", "more after the verdict"},
+		{"PHASE GATE STATUS: PASS (unclosed", "more after the verdict"},
+		{"| PHASE GATE STATUS | PASS |", "table cell"},
+		{"| Phase gate status: PASS |", "table cell"},
+		{"PHASE GATE STATUS: PASSING", "not a verdict"},
+		{"PHASE GATE STATUS: pending", "not a verdict"},
+		{"PHASE GATE STATUS:", "no verdict"},
+		{"PHASE GATE STATUS: COMPLETE", "not one of this step's verdicts"},
+		{"PHASE GATE STATUS PASS", "not followed by ':'"},
+		{"PHASE GATE STATUS: true|false", "not a verdict"},
+	}
+	for _, tc := range refused {
+		got := readResult("PHASE GATE STATUS: PASS\n"+tc.line, gate)
+		if got.form != "" || !strings.Contains(got.problem, tc.problem) || got.near != strings.TrimSpace(tc.line) {
+			t.Errorf("%q: read %q, near %q, problem %q; want refused with %q", tc.line, got.form, got.near, got.problem, tc.problem)
+		}
+	}
+	// Not result lines at all: prose that mentions the key, other keys.
+	for _, line := range []string{"The PHASE GATE STATUS: PASS is what I would say", "UX/DX STATUS: PASS", "Status: PASS", "PASS"} {
+		if got := readResult(line, gate); got.form != "" || got.near != "" {
+			t.Errorf("%q: read %+v, want nothing", line, got)
+		}
+	}
+}
+
+func TestResultGrammarTokensAndOtherJobs(t *testing.T) {
+	cases := []struct {
+		text  string
+		forms []string
+		want  string
+	}{
+		{"REQUIREMENTS_CLEAR.", OwedLines(JobClarify), LineClear},
+		{"**Requirements clear** ✅", OwedLines(JobClarify), LineClear},
+		{"- questions-needed", OwedLines(JobClarify), LineQuestions},
+		{"DISCOVERY_NEEDED (the API is undocumented)", OwedLines(JobClarify), LineDiscovery},
+		{"REQUIREMENTS_CLEAR: yes", OwedLines(JobClarify), ""},
+		{"REQUIREMENTS_CLEAR, but see above", OwedLines(JobClarify), ""},
+		{"UX-DX STATUS: FAILED", OwedLines(JobUXDX), LineUXFail},
+		{"UX_DX_STATUS = PASS", OwedLines(JobUXDX), LineUXPass},
+		{"IMPLEMENTATION STATUS: COMPLETED ✅", OwedLines(JobImplement), LineImplComplete},
+		{"IMPLEMENTATION_STATUS: BLOCKED (the DB is down)", OwedLines(JobImplement), LineImplBlocked},
+		{"IMPLEMENTATION STATUS: COMPLETE (not BLOCKED)", OwedLines(JobImplement), ""},
+		{"FAILURE ANALYSIS: COMPLETE", OwedLines(JobAnalysis), LineAnalysis},
+		{"success-extraction = complete.", OwedLines(JobExtraction), LineExtraction},
+		{"TESTS: PASS (42/42)", []string{LineTestsPass, LineTestsFail}, LineTestsPass},
+	}
+	for _, tc := range cases {
+		if got := FindResult(tc.text, tc.forms); got != tc.want {
+			t.Errorf("FindResult(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestTaskRefs(t *testing.T) {
+	cases := []struct {
+		value string
+		nums  []int
+		none  bool
+		ok    bool
+	}{
+		{"02, 05", []int{2, 5}, false, true},
+		{"Task 02 and Task 05", []int{2, 5}, false, true},
+		{"#2; #5", []int{2, 5}, false, true},
+		{"01-03", []int{1, 2, 3}, false, true},
+		{"02 (regression from phase 1), 05", []int{2, 5}, false, true},
+		{"none", nil, true, true},
+		{"None (the tests cannot run)", nil, true, true},
+		{"**03**", []int{3}, false, true},
+		{"the parser ones", nil, false, false},
+		{"02, maybe 05", nil, false, false},
+		{"none, 02", nil, false, false},
+		{"", nil, false, false},
+		{"03-01", nil, false, false},
+	}
+	for _, tc := range cases {
+		nums, none, ok, _ := taskRefs(tc.value)
+		if !reflect.DeepEqual(nums, tc.nums) || none != tc.none || ok != tc.ok {
+			t.Errorf("taskRefs(%q) = %v, %v, %v; want %v, %v, %v", tc.value, nums, none, ok, tc.nums, tc.none, tc.ok)
+		}
+	}
+}
+
+func TestTaskOfLaunch(t *testing.T) {
+	cases := []struct {
+		prompt, description string
+		want                int
+		problem             string
+	}{
+		{"Task 01: parser", "", 1, ""},
+		{"Implement Task 01: parser", "", 1, ""},
+		{"You are implementing Task 01.", "", 1, ""},
+		{"[context] Task 01", "", 1, ""},
+		{"Context: a word counter.\n\nTask 03: the CLI flag\nIt builds on Task 01.", "", 3, ""},
+		{"Implement .orchestrator/tasks/task-02-formatter.md", "", 2, ""},
+		{"Implement the parser.", "Task 01: parser", 1, ""},
+		{"Implement the parser.", "Implement task 01", 1, ""},
+		{"Task 01: parser", "Task 01", 1, ""},
+		{"Task 03: CLI (after Task 01)", "", 3, ""},
+		{"Task 01: parser", "Task 02", 0, "names Task 01"},
+		{"Implement Task 01 and Task 02", "", 0, "more than one task"},
+		{"Implement Tasks 01 and 02", "", 0, "more than one task"},
+		{"Implement the parser.", "Tasks 01-02", 0, "more than one task"},
+		{"Implement the parser.", "", 0, "names no task"},
+		{"Implement subtask 1", "", 0, "names no task"},
+	}
+	for _, tc := range cases {
+		n, problem := TaskOfLaunch(tc.prompt, tc.description)
+		if n != tc.want || !strings.Contains(problem, tc.problem) || (tc.problem == "") != (problem == "") {
+			t.Errorf("TaskOfLaunch(%q, %q) = %d, %q; want %d, %q", tc.prompt, tc.description, n, problem, tc.want, tc.problem)
+		}
+	}
+}
+
+// FuzzResultLine: the grammar never panics, and what it reads as a gate
+// verdict is one of the forms.
+func FuzzResultLine(f *testing.F) {
+	for _, s := range []string{"PHASE GATE STATUS: PASS", "- **PHASE_GATE_STATUS =** `FAIL` ✅ (x)", "| a | b |", "1. REQUIREMENTS_CLEAR.", "FAILING TASKS: 01-03, #5 (x)", "Task 01: x\nTask 02", "✅✅(", "PASS (((", "\xff\xfe:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := readResult(s, OwedLines(JobGate))
+		if got.form != "" && got.form != LineGatePass && got.form != LineGateFail {
+			t.Fatalf("read %q", got.form)
+		}
+		taskRefs(s)
+		TaskOfLaunch(s, s)
+		FailingTasks(s)
+		summaryOf(s, OwedLines(JobGate)...)
+	})
+}
