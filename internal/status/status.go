@@ -110,6 +110,11 @@ type TaskInfo struct {
 	Checked bool   `json:"checked"`
 	Status  string `json:"status,omitempty"`
 	Failing bool   `json:"failing,omitempty"`
+	// What orch-hook read of the task's file when the plan was last
+	// snapshotted (validation, approval): the gates work from this.
+	DependsOn []int    `json:"depends_on"`
+	Files     []string `json:"files"`
+	UXDX      bool     `json:"requires_ux_dx_review"`
 }
 
 // Counter is a counter against its limit.
@@ -320,14 +325,19 @@ func planInfo(w *gates.Workflow, files gates.PlanFiles) *PlanInfo {
 	for _, ph := range w.Plan.Phases {
 		info := PhaseInfo{Number: ph.Number, Title: ph.Title, Current: ph.Number == w.Phase, Tasks: []TaskInfo{}}
 		for _, t := range ph.Tasks {
-			ti := TaskInfo{Number: t.Number, Title: t.Title, Checked: checked[t.Number]}
-			if info.Current {
-				if tr := w.Tasks[t.Number]; tr != nil {
-					ti.Status = tr.Status
-				}
-				for _, f := range w.FailingTasks {
-					ti.Failing = ti.Failing || f == t.Number
-				}
+			ti := TaskInfo{Number: t.Number, Title: t.Title, Checked: checked[t.Number], DependsOn: t.DependsOn, Files: t.Files, UXDX: t.UXDX}
+			if ti.DependsOn == nil {
+				ti.DependsOn = []int{}
+			}
+			if ti.Files == nil {
+				ti.Files = []string{}
+			}
+			if tr := w.Tasks[t.Number]; tr != nil && info.Current {
+				ti.Status = tr.Status
+			}
+			// A regression is fixed in an earlier phase's task.
+			for _, f := range w.FailingTasks {
+				ti.Failing = ti.Failing || f == t.Number
 			}
 			info.Tasks = append(info.Tasks, ti)
 		}
