@@ -35,12 +35,12 @@ func TestPlanDependencies(t *testing.T) {
 		{map[int]string{1: "02", 2: "01"}, "depend on each other in a cycle"},
 		{map[int]string{1: "01"}, "Task 01 depends on itself"},
 		{map[int]string{1: "03"}, "depends on Task 03 of a later phase (2)"},
-		{map[int]string{1: "09"}, "depends on Task 09, which MASTER_PLAN.md does not list"},
+		{map[int]string{1: "09"}, "task-01.md line 3: \"Depends On: 09\": Task 09 is not a task of MASTER_PLAN.md"},
 		{map[int]string{2: "01", 3: "02"}, ""},
 	} {
 		files := PlanFiles{MasterPlan: []byte(master)}
 		for n := 1; n <= 3; n++ {
-			body := "Files: f" + string(rune('0'+n)) + "\n"
+			body := "Files: f" + string(rune('0'+n)) + ".go\nrequires_ux_dx_review: false\n"
 			if d, ok := tc.deps[n]; ok {
 				body += "Depends On: " + d + "\n"
 			}

@@ -276,7 +276,7 @@ func (w *Workflow) complete(l *Launch, text, prior string, env *Env, o *Outcome)
 	rec := Record{Type: RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: orText(result, "returned"), Input: clip(summaryOf(text, OwedLines(l.Job)...), 200)}
 	o.log(rec)
 	from := w.Current
-	line := ""
+	line, detail := "", ""
 	switch l.Job {
 	case JobClarify:
 		line = w.clarified(result, text, env, o)
@@ -287,6 +287,12 @@ func (w *Workflow) complete(l *Launch, text, prior string, env *Env, o *Outcome)
 		}
 	case JobPlan:
 		line = w.planned(env)
+		if w.Current == S3 {
+			// The user sees the plan as orch-hook read it, so a misreading
+			// shows before the approval; so does the orchestrator.
+			detail = "\n" + w.Plan.Describe()
+			o.Message = "orch-hook: the plan is ready for your approval. " + w.Plan.Describe() + "\nType /orch-hook:approve, or /orch-hook:request-changes <what to change>."
+		}
 	case JobPhase:
 		if why := w.takeAppendedPhase(env, o); why != "" {
 			line = fmt.Sprintf("[STEP 4a] task-planner returned, but %s", why)
@@ -309,6 +315,7 @@ func (w *Workflow) complete(l *Launch, text, prior string, env *Env, o *Outcome)
 	if w.Current != from {
 		o.log(Record{Type: RecTransition, Reason: line, Phase: w.Phase, AgentType: l.Agent, Input: result})
 	}
+	line += detail
 	if line != "" && prior != "" {
 		line += "\n\nThe agent's report before orch-hook asked for its result line:\n" + clip(strings.TrimSpace(prior), 1500)
 	}

@@ -126,6 +126,9 @@ type Outcome struct {
 	Gate    int
 	Reason  string
 	Context string
+	// Message is shown to the user, not the model (a systemMessage): the
+	// plan as orch-hook read it, before the user approves it.
+	Message string
 	// Changed: the workflow was modified and must be saved.
 	Changed bool
 	// Records are what to log (state changes, denies, errors).

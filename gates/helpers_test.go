@@ -102,9 +102,11 @@ func taskText(t task) string {
 	if len(t.Par) > 0 {
 		fmt.Fprintf(&b, "Parallel With: %s\n", twoDigits(t.Par))
 	}
-	if len(t.Files) > 0 {
-		fmt.Fprintf(&b, "Files: %s\n", strings.Join(t.Files, ", "))
+	files := t.Files
+	if len(files) == 0 {
+		files = []string{fmt.Sprintf("src/task%02d.go", t.N)} // every task lists its files
 	}
+	fmt.Fprintf(&b, "Files: %s\n", strings.Join(files, ", "))
 	fmt.Fprintf(&b, "requires_ux_dx_review: %t\n\n## Acceptance\n- it works\n", t.UX)
 	return b.String()
 }

@@ -24,8 +24,13 @@ type Plan struct {
 	Phases    []*PlanPhase
 	Tasks     map[int]*TaskFile // by task number
 	HasMaster bool
-	progress  int // line index of Progress:, -1 when absent
-	lines     []string
+	// Problems are MASTER_PLAN.md's lines that do not read (planread.go);
+	// the task files' own are on each TaskFile.
+	Problems []PlanProblem
+	progress int // line index of Progress:, -1 when absent
+	lines    []string
+	// dupFiles are task numbers with more than one task file, by name.
+	dupFiles map[int][]string
 }
 
 // PlanPhase is one "## Phase N: Title" section.
@@ -43,9 +48,14 @@ type PlanTask struct {
 	Title   string
 	Checked bool
 	line    int
+	// fields are the task's fields written in MASTER_PLAN.md: indented
+	// under its line, "(depends on 01)" on it, or "Task 03 depends on
+	// Task 01" on a line of its own.
+	fields []fieldLine
 }
 
-// TaskFile is .orchestrator/tasks/task-NN*.md.
+// TaskFile is a task's file in TasksDir (see TaskFileNumber for its
+// names), with the fields MASTER_PLAN.md gives it merged in.
 type TaskFile struct {
 	Number       int
 	Name         string
@@ -53,15 +63,24 @@ type TaskFile struct {
 	ParallelWith []int
 	Files        []string
 	UXDX         bool
+	// Problems are the lines that do not read.
+	Problems []PlanProblem
+
+	hasDeps, hasFiles, hasUXDX bool
+	depSource                  fieldLine
+	uxdxLine                   int
 }
 
 var (
 	rePhase    = lazyRegexp(`^\s*#{1,6}\s*\**\s*Phase\s+(\d+)\s*\**\s*(?:[:.)\x{2013}\x{2014}-]\s*)?(.*?)\s*\**\s*$`)
-	reTask     = lazyRegexp(`^\s*(?:[-*+]|\d+[.)])?\s*\[([ xX])\]\s*\**\s*(?:Task\s+)?(\d+)\s*\**\s*(?:[:.)\x{2013}\x{2014}-]\s*)?(.*?)\s*$`)
+	reCheckbox = lazyRegexp(`^(\s*)(?:(?:[-*+]|\d{1,3}[.)])\s+)?\[(.?)\]\s*(.*?)\s*$`)
+	reTaskHead = lazyRegexp("(?i)^(?:task\\s*#?\\s*)?(\\d{1,4})\\b[*_`\\s]*(?:[:.)\\x{2013}\\x{2014}-]\\s*)?(.*)$")
+	reTwoTasks = lazyRegexp(`(?i)^(?:,|&|\+|/|and\b)\s*(?:task\s*#?\s*)?\d`)
+	reDepsOn   = lazyRegexp(`(?i)\b(?:depends\s+on|depends_on|dependencies|dependency|blocked\s+by)\b\s*:?\s*([^);]*)`)
+	reTaskDeps = lazyRegexp(`(?i)^\W*task\s*#?\s*(\d{1,4})\W*\s+(?:depends\s+on|is\s+blocked\s+by|blocked\s+by)\s*:?\s*(.+?)\s*$`)
+	reMentions = lazyRegexp(`(?i)\bdepend(?:s|ent|ency|encies|ing)?\b.*\btasks?\s*#?\s*\d|\btasks?\s*#?\s*\d.*\bdepend`)
 	reStatus   = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*status\s*\**\s*:\s*\**\s*(.*?)\s*$`)
 	reProgress = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*progress\s*\**\s*:\s*\**\s*(\d+)\s*/\s*(\d+)`)
-	reTaskFile = lazyRegexp(`^task-(\d+)[^/]*\.md$`)
-	reField    = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*(depends on|parallel with|files|requires_ux_dx_review)\s*\**\s*:\s*\**\s*(.*?)\s*$`)
 	reNumber   = lazyRegexp(`\d+`)
 )
 
@@ -79,79 +98,182 @@ func ParsePlan(files PlanFiles) *Plan {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		m := reTaskFile.FindStringSubmatch(name)
-		if m == nil {
+		n, ok := TaskFileNumber(name)
+		if !ok {
 			continue
 		}
-		n, _ := strconv.Atoi(m[1])
-		if _, dup := p.Tasks[n]; dup {
-			continue // the first name in order wins; Validate reports it
+		if prev, dup := p.Tasks[n]; dup {
+			// The first name in order is read; Validate reports both.
+			if p.dupFiles == nil {
+				p.dupFiles = map[int][]string{}
+			}
+			if len(p.dupFiles[n]) == 0 {
+				p.dupFiles[n] = []string{prev.Name}
+			}
+			p.dupFiles[n] = append(p.dupFiles[n], name)
+			continue
 		}
 		p.Tasks[n] = parseTaskFile(n, name, string(files[name]))
 	}
+	p.mergeMasterFields()
 	return p
 }
 
+// mergeMasterFields adds the fields MASTER_PLAN.md gives a task to its
+// file's: one written in both places must say the same.
+func (p *Plan) mergeMasterFields() {
+	for _, ph := range p.Phases {
+		for _, t := range ph.Tasks {
+			tf := p.Tasks[t.Number]
+			if len(t.fields) == 0 || tf == nil {
+				continue
+			}
+			m := &TaskFile{Number: t.Number, Name: MasterPlan}
+			m.apply(MasterPlan, t.fields)
+			p.Problems = append(p.Problems, m.Problems...)
+			conflict := func(what string, line int, raw string) {
+				p.Problems = append(p.Problems, PlanProblem{File: MasterPlan, Line: line, Text: raw, Problem: fmt.Sprintf("Task %02d's %s here differ from its file %s; write them in one place", t.Number, what, tf.Name)})
+			}
+			if m.hasDeps {
+				if tf.hasDeps && !sameIntSet(tf.DependsOn, m.DependsOn) {
+					conflict("dependencies", m.depSource.line, m.depSource.raw)
+				} else if !tf.hasDeps {
+					tf.DependsOn, tf.hasDeps, tf.depSource = m.DependsOn, true, m.depSource
+				}
+			}
+			if m.hasFiles {
+				if tf.hasFiles && !sameStrings(tf.Files, m.Files) {
+					conflict("files", t.line+1, strings.TrimSpace(p.lines[t.line]))
+				} else if !tf.hasFiles {
+					tf.Files, tf.hasFiles = m.Files, true
+				}
+			}
+			if m.hasUXDX {
+				if tf.hasUXDX && tf.UXDX != m.UXDX {
+					conflict("requires_ux_dx_review", m.uxdxLine, strings.TrimSpace(p.lines[m.uxdxLine-1]))
+				} else if !tf.hasUXDX {
+					tf.UXDX, tf.hasUXDX, tf.uxdxLine = m.UXDX, true, m.uxdxLine
+				}
+			}
+		}
+	}
+}
+
+// parseMaster reads MASTER_PLAN.md. Under a phase heading, every
+// unindented checkbox line is a task (or a problem quoting it); lines
+// indented under a task are its fields.
 func (p *Plan) parseMaster(text string) {
 	p.lines = strings.Split(text, "\n")
-	var cur *PlanPhase
+	var phase *PlanPhase
+	var last *PlanTask // the task whose indented lines follow
+	problem := func(i int, msg string) {
+		p.Problems = append(p.Problems, PlanProblem{File: MasterPlan, Line: i + 1, Text: strings.TrimSpace(p.lines[i]), Problem: msg})
+	}
+	byNumber := map[int]*PlanTask{}
+	type lineDeps struct {
+		task int
+		f    fieldLine
+	}
+	var standalone []lineDeps
 	for i, line := range p.lines {
 		if m := rePhase.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
-			cur = &PlanPhase{Number: n, Title: strings.TrimSpace(m[2]), statusLine: -1}
-			p.Phases = append(p.Phases, cur)
+			phase = &PlanPhase{Number: n, Title: strings.TrimSpace(m[2]), statusLine: -1}
+			p.Phases = append(p.Phases, phase)
+			last = nil
 			continue
 		}
-		if m := reTask.FindStringSubmatch(line); m != nil && cur != nil {
-			n, _ := strconv.Atoi(m[2])
-			cur.Tasks = append(cur.Tasks, &PlanTask{Number: n, Title: strings.TrimSpace(strings.Trim(m[3], "*")), Checked: m[1] != " ", line: i})
+		if m := reCheckbox.FindStringSubmatch(line); m != nil && phase != nil && indentOf(m[1]) < 2 {
+			last = nil
+			t, msg := readTaskLine(m[2], m[3])
+			if msg != "" {
+				problem(i, msg)
+				continue
+			}
+			t.line = i
+			if dm := reDepsOn.FindStringSubmatch(t.Title); dm != nil {
+				t.fields = append(t.fields, fieldLine{kind: fieldDepends, key: "DEPENDS ON", value: strings.TrimSpace(dm[1]), line: i + 1, raw: strings.TrimSpace(line)})
+			}
+			phase.Tasks = append(phase.Tasks, t)
+			byNumber[t.Number] = t
+			last = t
 			continue
 		}
 		if reProgress.MatchString(line) && p.progress < 0 {
 			p.progress = i
+			last = nil
 			continue
 		}
-		if m := reStatus.FindStringSubmatch(line); m != nil && cur != nil && cur.statusLine < 0 {
-			cur.Status = strings.Trim(m[1], "* ")
-			cur.statusLine = i
-		}
-	}
-}
-
-func parseTaskFile(n int, name, text string) *TaskFile {
-	t := &TaskFile{Number: n, Name: name}
-	for _, line := range strings.Split(text, "\n") {
-		m := reField.FindStringSubmatch(line)
-		if m == nil {
+		if m := reStatus.FindStringSubmatch(line); m != nil && phase != nil && phase.statusLine < 0 && indentOf(line) < 2 {
+			phase.Status = strings.Trim(m[1], "* ")
+			phase.statusLine = i
+			last = nil
 			continue
 		}
-		val := strings.Trim(m[2], "*` ")
-		switch strings.ToLower(m[1]) {
-		case "depends on":
-			t.DependsOn = numbers(val)
-		case "parallel with":
-			t.ParallelWith = numbers(val)
-		case "files":
-			for _, f := range strings.Split(val, ",") {
-				f = strings.Trim(strings.TrimSpace(f), "`*\"'")
-				if f != "" && !strings.EqualFold(f, "none") {
-					t.Files = append(t.Files, f)
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if last != nil && indentOf(line) >= 2 {
+			// A line indented under a task: its fields.
+			for _, f := range readFields([]string{line}, i+1) {
+				if f.value == "" && !f.list {
+					// "  - Files:" with the list further indented.
+					fs := readFields(p.lines[i:], i+1)
+					if len(fs) > 0 {
+						f = fs[0]
+					}
 				}
+				last.fields = append(last.fields, f)
 			}
-		case "requires_ux_dx_review":
-			t.UXDX = strings.EqualFold(strings.Trim(val, "`*\"' "), "true")
+			continue
+		}
+		last = nil
+		if m := reTaskDeps.FindStringSubmatch(line); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			standalone = append(standalone, lineDeps{n, fieldLine{kind: fieldDepends, key: "DEPENDS ON", value: m[2], line: i + 1, raw: strings.TrimSpace(line)}})
+			continue
+		}
+		if reMentions.MatchString(line) {
+			problem(i, "it states a dependency orch-hook does not read; write it in the task's file as `Depends On: NN`, or as `Task NN depends on Task MM` on a line of its own")
 		}
 	}
-	return t
+	for _, d := range standalone {
+		t := byNumber[d.task]
+		if t == nil {
+			p.Problems = append(p.Problems, PlanProblem{File: MasterPlan, Line: d.f.line, Text: d.f.raw, Problem: fmt.Sprintf("Task %02d is not a task of %s", d.task, MasterPlan)})
+			continue
+		}
+		t.fields = append(t.fields, d.f)
+	}
 }
 
-func numbers(s string) []int {
-	var out []int
-	for _, m := range reNumber.FindAllString(s, -1) {
-		n, _ := strconv.Atoi(m)
-		out = append(out, n)
+// readTaskLine reads what follows a task's checkbox: "Task 01: title",
+// "01 - title", "**Task 01**: title", "[Task 01](task-01.md): title".
+func readTaskLine(box, rest string) (*PlanTask, string) {
+	t := &PlanTask{}
+	switch box {
+	case " ", "":
+		if box == "" {
+			return nil, "the checkbox is empty: write `[ ]` (a space between the brackets) or `[x]`"
+		}
+	case "x", "X":
+		t.Checked = true
+	default:
+		return nil, fmt.Sprintf("the checkbox [%s] is neither `[ ]` (open) nor `[x]` (done)", box)
 	}
-	return out
+	s := strings.TrimSpace(unlink(rest))
+	s = strings.TrimLeft(s, "*_` ")
+	m := reTaskHead.FindStringSubmatch(s)
+	if m == nil {
+		return nil, "a checkbox under a phase must be a task: write `- [ ] Task NN: title`"
+	}
+	after := strings.TrimLeft(m[2], "*_` ")
+	if reTwoTasks.MatchString(after) || reTwoTasks.MatchString(strings.TrimSpace(s[len(s)-len(m[2]):])) {
+		return nil, "it names more than one task; give each task its own line"
+	}
+	t.Number, _ = strconv.Atoi(m[1])
+	t.Title = strings.TrimSpace(strings.Trim(strings.TrimSpace(after), "*_`"))
+	return t, ""
 }
 
 // Validate checks what a plan needs to be worked on: at least one task,
@@ -163,6 +285,7 @@ func (p *Plan) Validate() error {
 	if len(p.Phases) == 0 {
 		return fmt.Errorf("%s has no phase heading (\"## Phase 1: Title\")", MasterPlan)
 	}
+	var problems []PlanProblem
 	seen := map[int]int{}
 	total := 0
 	for _, ph := range p.Phases {
@@ -172,38 +295,122 @@ func (p *Plan) Validate() error {
 				return fmt.Errorf("%s lists Task %02d twice (phases %d and %d)", MasterPlan, t.Number, prev, ph.Number)
 			}
 			seen[t.Number] = ph.Number
-			if p.Tasks[t.Number] == nil {
-				return fmt.Errorf("%s lists Task %02d but %s/task-%02d*.md does not exist", MasterPlan, t.Number, TasksDir, t.Number)
-			}
 		}
 	}
-	if total == 0 {
+	problems = append(problems, p.Problems...)
+	if total == 0 && len(problems) == 0 {
 		return fmt.Errorf("%s lists no task (\"- [ ] Task 01: title\")", MasterPlan)
+	}
+	for _, ph := range p.Phases {
+		for _, t := range ph.Tasks {
+			problems = append(problems, p.taskProblems(t.Number)...)
+		}
+	}
+	if len(problems) == 0 {
+		problems = p.dependencyProblems(seen)
+	}
+	if len(problems) > 0 {
+		return &PlanInvalidError{Problems: problems}
 	}
 	return p.validateDependencies(seen)
 }
 
-// validateDependencies: a task depends only on tasks of its own or an
-// earlier phase, never on itself, and not in a cycle (which no launch
-// order could satisfy).
-func (p *Plan) validateDependencies(phaseOf map[int]int) error {
-	for n, tf := range p.Tasks {
-		ph, listed := phaseOf[n]
-		if !listed {
-			continue
-		}
-		for _, d := range tf.DependsOn {
-			dph, ok := phaseOf[d]
-			switch {
-			case d == n:
-				return fmt.Errorf("%s: Task %02d depends on itself", tf.Name, n)
-			case !ok:
-				return fmt.Errorf("%s: Task %02d depends on Task %02d, which %s does not list", tf.Name, n, d, MasterPlan)
-			case p.phaseIndex(dph) > p.phaseIndex(ph):
-				return fmt.Errorf("%s: Task %02d depends on Task %02d of a later phase (%d)", tf.Name, n, d, dph)
+// taskProblems is what keeps task n's file from being read: none, two,
+// lines that do not read, a missing Files or requires_ux_dx_review line.
+func (p *Plan) taskProblems(n int) []PlanProblem {
+	tf := p.Tasks[n]
+	if tf == nil {
+		return []PlanProblem{{Problem: fmt.Sprintf("%s lists Task %02d but %s/task-%02d*.md does not exist", MasterPlan, n, TasksDir, n)}}
+	}
+	if names := p.dupFiles[n]; len(names) > 1 {
+		return []PlanProblem{{File: names[0], Problem: fmt.Sprintf("%s are all Task %02d's file; keep one", strings.Join(names, ", "), n)}}
+	}
+	out := append([]PlanProblem(nil), tf.Problems...)
+	if !tf.hasFiles {
+		out = append(out, PlanProblem{File: tf.Name, Problem: "it has no `Files:` line; list every file the task creates or changes (`Files: src/a.go, src/b.go`): two running tasks may not change one file, and a lightweight follow-up is limited by it"})
+	} else if len(tf.Files) == 0 {
+		out = append(out, PlanProblem{File: tf.Name, Problem: "its `Files:` line lists no file; list every file the task creates or changes"})
+	}
+	if !tf.hasUXDX {
+		out = append(out, PlanProblem{File: tf.Name, Problem: "it has no `requires_ux_dx_review:` line; add `requires_ux_dx_review: true` (users or developers see the change) or `false`"})
+	}
+	return out
+}
+
+// dependencyProblems: a dependency names a task of the plan, of the same
+// or an earlier phase, other than itself.
+func (p *Plan) dependencyProblems(phaseOf map[int]int) []PlanProblem {
+	var out []PlanProblem
+	for _, ph := range p.Phases {
+		for _, t := range ph.Tasks {
+			tf := p.Tasks[t.Number]
+			if tf == nil {
+				continue
+			}
+			src := tf.depSource
+			for _, d := range tf.DependsOn {
+				dph, ok := phaseOf[d]
+				msg := ""
+				switch {
+				case d == t.Number:
+					msg = fmt.Sprintf("Task %02d depends on itself", d)
+				case !ok:
+					msg = fmt.Sprintf("Task %02d is not a task of %s", d, MasterPlan)
+				case p.phaseIndex(dph) > p.phaseIndex(ph.Number):
+					msg = fmt.Sprintf("Task %02d depends on Task %02d of a later phase (%d)", t.Number, d, dph)
+				}
+				if msg != "" {
+					out = append(out, PlanProblem{File: src.file, Line: src.line, Text: src.raw, Problem: msg})
+				}
 			}
 		}
 	}
+	return out
+}
+
+// PlanInvalidError lists the lines of a plan that do not read.
+type PlanInvalidError struct{ Problems []PlanProblem }
+
+// maxShownProblems bounds the problems one refusal quotes.
+const maxShownProblems = 6
+
+func (e *PlanInvalidError) Error() string {
+	// A whole-file problem shared by several files is said once, naming
+	// them: "task-01.md, task-02.md: it has no `Files:` line; ...".
+	var order []string
+	files := map[string][]string{}
+	for _, p := range e.Problems {
+		key := p.Error()
+		if p.File != "" && p.Line == 0 {
+			key = p.Problem
+			if len(files[key]) == 0 {
+				order = append(order, key)
+			}
+			files[key] = append(files[key], p.File)
+			continue
+		}
+		order = append(order, key)
+	}
+	var parts []string
+	for i, key := range order {
+		if i == maxShownProblems {
+			parts = append(parts, fmt.Sprintf("and %d more", len(order)-i))
+			break
+		}
+		if names := files[key]; len(names) > 0 {
+			if len(names) > maxShownProblems {
+				names = append(names[:maxShownProblems:maxShownProblems], fmt.Sprintf("and %d more", len(names)-maxShownProblems))
+			}
+			key = strings.Join(names, ", ") + ": " + key
+		}
+		parts = append(parts, key)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// validateDependencies: no cycle within a phase (which no launch order
+// could satisfy).
+func (p *Plan) validateDependencies(phaseOf map[int]int) error {
 	// Cycles within a phase: depth-first search with colours.
 	const (
 		white = iota
@@ -221,7 +428,14 @@ func (p *Plan) validateDependencies(phaseOf map[int]int) error {
 				}
 				switch colour[d] {
 				case grey:
-					return fmt.Errorf("tasks %s depend on each other in a cycle", taskList(append(path, n)))
+					cycle := append(path, n)
+					var quoted []string
+					for _, c := range cycle {
+						if src := p.Tasks[c].depSource; src.line > 0 {
+							quoted = append(quoted, fmt.Sprintf("%s line %d: %q", src.file, src.line, clip(src.raw, 60)))
+						}
+					}
+					return fmt.Errorf("tasks %s depend on each other in a cycle (%s); no launch order can satisfy it", taskList(cycle), strings.Join(quoted, "; "))
 				case white:
 					if err := visit(d, append(path, n)); err != nil {
 						return err
@@ -232,7 +446,12 @@ func (p *Plan) validateDependencies(phaseOf map[int]int) error {
 		colour[n] = black
 		return nil
 	}
+	order := make([]int, 0, len(phaseOf))
 	for n := range phaseOf {
+		order = append(order, n)
+	}
+	sort.Ints(order)
+	for _, n := range order {
 		if colour[n] == white {
 			if err := visit(n, nil); err != nil {
 				return err
@@ -371,6 +590,27 @@ func (p *Plan) Snapshot() *PlanSnapshot {
 		s.Phases = append(s.Phases, ps)
 	}
 	return s
+}
+
+// Describe is the plan as orch-hook read it, a line per task: what the
+// gates will enforce (order, files, the UX/DX review).
+func (s *PlanSnapshot) Describe() string {
+	var b strings.Builder
+	b.WriteString("The plan as orch-hook read it:")
+	for _, ph := range s.Phases {
+		fmt.Fprintf(&b, "\nPhase %d: %s", ph.Number, ph.Title)
+		for _, t := range ph.Tasks {
+			fmt.Fprintf(&b, "\n  Task %02d %s", t.Number, t.Title)
+			if len(t.DependsOn) > 0 {
+				fmt.Fprintf(&b, " · after %s", taskList(t.DependsOn))
+			}
+			fmt.Fprintf(&b, " · files: %s", strings.Join(t.Files, ", "))
+			if t.UXDX {
+				b.WriteString(" · UX/DX review")
+			}
+		}
+	}
+	return b.String()
 }
 
 // Phase returns the snapshot of phase n, or nil.

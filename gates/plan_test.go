@@ -68,13 +68,17 @@ Parallel With: Task 04
 requires_ux_dx_review: ` + "`true`" + `
 `
 	tf := parseTaskFile(3, "task-03-x.md", text)
-	want := &TaskFile{Number: 3, Name: "task-03-x.md", DependsOn: []int{1, 2}, ParallelWith: []int{4}, Files: []string{"a.go", "b/c.go", "d.go"}, UXDX: true}
-	if !reflect.DeepEqual(tf, want) {
-		t.Errorf("got %+v\nwant %+v", tf, want)
+	got := TaskFile{Number: tf.Number, Name: tf.Name, DependsOn: tf.DependsOn, ParallelWith: tf.ParallelWith, Files: tf.Files, UXDX: tf.UXDX, Problems: tf.Problems}
+	want := TaskFile{Number: 3, Name: "task-03-x.md", DependsOn: []int{1, 2}, ParallelWith: []int{4}, Files: []string{"a.go", "b/c.go", "d.go"}, UXDX: true}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
 	}
-	for _, s := range []string{"requires_ux_dx_review: false", "requires_ux_dx_review: yes", "**requires_ux_dx_review**: True"} {
-		if got := parseTaskFile(1, "t", s).UXDX; got != strings.Contains(s, "True") {
-			t.Errorf("%q: UXDX = %v", s, got)
+	// Issue 13: "yes" is true (it was read as false: a misread that
+	// skipped 5b); a value that is none of true/yes/false/no is a problem.
+	for s, want := range map[string]bool{"requires_ux_dx_review: false": false, "requires_ux_dx_review: yes": true, "**requires_ux_dx_review**: True": true} {
+		tf := parseTaskFile(1, "t", s)
+		if tf.UXDX != want || len(tf.Problems) != 0 {
+			t.Errorf("%q: UXDX = %v, problems %v", s, tf.UXDX, tf.Problems)
 		}
 	}
 	if f := parseTaskFile(1, "t", "Files: none").Files; len(f) != 0 {

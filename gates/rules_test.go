@@ -655,6 +655,34 @@ func TestFollowUps(t *testing.T) {
 			t.Errorf("awaiting %q phase %d", h.w.Awaiting, h.w.Phase)
 		}
 	})
+	t.Run("lightweight: five files in list form are refused", func(t *testing.T) {
+		// Issue 13: a Files list gave no files, so five files passed the
+		// "fewer than 3 files" limit. Paired: two files in list form pass.
+		for _, tc := range []struct {
+			files []string
+			deny  bool
+		}{{[]string{"a.go", "b.go", "c.go", "d.go", "e.go"}, true}, {[]string{"a.go", "b.go"}, false}} {
+			h := driveTo(t, Complete)
+			FollowUp(h.w, "lightweight", "Rework the navigation", h.env())
+			body := "# Task 06: nav\n\nrequires_ux_dx_review: false\n\n## Files to modify\n\n"
+			for _, f := range tc.files {
+				body += "- `src/" + f + "` (update)\n"
+			}
+			if o := h.writeFile(writeCall(tasksPath(taskFileName(6)), body)); o.Verdict != Allow {
+				t.Fatalf("task file: %s", o.Reason)
+			}
+			master := strings.TrimRight(string(h.files[MasterPlan]), "\n") + "\n\n## Phase 3: Nav\nStatus: pending\n\n- [ ] Task 06: nav\n"
+			if o := h.writeFile(writeCall(tasksPath(MasterPlan), master)); o.Verdict != Allow {
+				t.Fatalf("append: %s", o.Reason)
+			}
+			o := h.start(Implementer, implPrompt(6)).launch
+			if tc.deny {
+				wantDeny(t, o, 0, "a LIGHTWEIGHT follow-up may touch fewer than 3 files; phase 3's tasks list 5.")
+			} else {
+				wantAllow(t, o)
+			}
+		}
+	})
 	t.Run("partial: planning and approval again", func(t *testing.T) {
 		h := driveTo(t, Complete)
 		if _, err := FollowUp(h.w, "partial", "Add password reset", h.env()); err != nil {

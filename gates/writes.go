@@ -160,8 +160,8 @@ func (w *Workflow) planWriteRule(c *Call, env *Env, name string) Outcome {
 	agent, _ := agentName(c.AgentType)
 	isMaster := name == MasterPlan
 	taskNum := 0
-	if m := reTaskFile.FindStringSubmatch(name); m != nil {
-		taskNum = numbers(m[1])[0]
+	if n, ok := TaskFileNumber(name); ok {
+		taskNum = n
 	}
 	byPlanner := func(job string) bool {
 		if c.AgentID == "" || agent != Planner {

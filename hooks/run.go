@@ -333,7 +333,7 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 }
 
 func decisionOf(o gates.Outcome) Decision {
-	return Decision{Deny: o.Verdict == gates.Deny, Block: o.Verdict == gates.Block, Reason: o.Reason, Context: o.Context}
+	return Decision{Deny: o.Verdict == gates.Deny, Block: o.Verdict == gates.Block, Reason: o.Reason, Context: o.Context, Message: o.Message}
 }
 
 // failure turns an internal error into the right answer: a deny for a

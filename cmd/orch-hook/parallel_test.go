@@ -80,7 +80,7 @@ func approvedPhase(t *testing.T, n int) (string, phaseRun) {
 	plan.WriteString("# Master Plan\n\n## Phase 1: Everything at once\n")
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&plan, "- [ ] Task %02d: change %d\n", i, i)
-		task := fmt.Sprintf("# Task %02d\nFiles: src/file%02d.go\n", i, i)
+		task := fmt.Sprintf("# Task %02d\nFiles: src/file%02d.go\nrequires_ux_dx_review: false\n", i, i)
 		if err := os.WriteFile(filepath.Join(tasks, fmt.Sprintf("task-%02d.md", i)), []byte(task), 0o644); err != nil {
 			t.Fatal(err)
 		}

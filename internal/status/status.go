@@ -335,9 +335,10 @@ func planInfo(w *gates.Workflow, files gates.PlanFiles) *PlanInfo {
 			if tr := w.Tasks[t.Number]; tr != nil && info.Current {
 				ti.Status = tr.Status
 			}
-			// A regression is fixed in an earlier phase's task.
+			// The tasks to fix, of any phase (a regression is fixed in an
+			// earlier phase's task), while the fix cycle runs.
 			for _, f := range w.FailingTasks {
-				ti.Failing = ti.Failing || f == t.Number
+				ti.Failing = ti.Failing || f == t.Number && (w.Current == gates.SF1 || w.Current == gates.SF2)
 			}
 			info.Tasks = append(info.Tasks, ti)
 		}

@@ -1,0 +1,533 @@
+package gates
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Reading the plan strictly and loudly (README, "How the plan is read"):
+// MASTER_PLAN.md and the task files accept the spellings models use for
+// the same meaning (task lines as "Task 01", "01", "**Task 01**" or a
+// link; fields as "Depends On", "depends_on", "Dependencies", a YAML or
+// Markdown list; "Files to modify"; a comment in parentheses or after
+// " #"), and anything that could be read two ways, or not at all, is a
+// PlanProblem that quotes the line: the plan does not validate until it is
+// fixed. A gate never works from a value orch-hook guessed.
+
+// PlanProblem is a line of a plan file that orch-hook will not guess at.
+type PlanProblem struct {
+	File    string // base name in TasksDir
+	Line    int    // 1-based; 0 when the problem is the whole file
+	Text    string // the line as written, trimmed
+	Problem string // what is wrong and how to write it
+}
+
+func (p PlanProblem) Error() string {
+	if p.File == "" {
+		return p.Problem
+	}
+	if p.Line == 0 {
+		return fmt.Sprintf("%s: %s", p.File, p.Problem)
+	}
+	return fmt.Sprintf("%s line %d: %q: %s", p.File, p.Line, clip(p.Text, 100), p.Problem)
+}
+
+// TaskFileNumber reads the task number of a task file's name: task-01.md,
+// task-01-parser.md, task_01_parser.md, TASK-01.md, 01-parser.md (case
+// does not matter). ok is false for other names.
+func TaskFileNumber(name string) (n int, ok bool) {
+	lower := strings.ToLower(name)
+	stem, isMD := strings.CutSuffix(lower, ".md")
+	if !isMD || strings.ContainsAny(stem, "/\\") {
+		return 0, false
+	}
+	rest, named := strings.CutPrefix(stem, "task")
+	if named {
+		rest = strings.TrimLeft(rest, "-_")
+	}
+	i := 0
+	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 4 {
+		return 0, false
+	}
+	tail := rest[i:]
+	switch {
+	case tail == "":
+		// task-01.md; a bare "01.md" is not a task file.
+		if !named {
+			return 0, false
+		}
+	case tail[0] == '-' || tail[0] == '_' || tail[0] == '.' || tail[0] == ' ':
+	default:
+		return 0, false
+	}
+	n, _ = strconv.Atoi(rest[:i])
+	return n, true
+}
+
+// fieldKind is what a task field means.
+type fieldKind int
+
+const (
+	fieldNone fieldKind = iota
+	fieldDepends
+	fieldParallel
+	fieldFiles
+	fieldUXDX
+)
+
+// fieldKeys are the spellings of each field, as canonicalKey writes them
+// (upper case, '_', '-' and '/' as spaces).
+var fieldKeys = map[string]fieldKind{
+	"DEPENDS ON": fieldDepends, "DEPENDS": fieldDepends, "DEPENDENCIES": fieldDepends,
+	"DEPENDENCY": fieldDepends, "DEPENDS ON TASKS": fieldDepends, "DEPENDENT ON": fieldDepends,
+	"TASK DEPENDENCIES": fieldDepends, "BLOCKED BY": fieldDepends,
+
+	"PARALLEL WITH": fieldParallel, "CAN RUN IN PARALLEL WITH": fieldParallel, "RUNS IN PARALLEL WITH": fieldParallel,
+
+	"FILES": fieldFiles, "FILE": fieldFiles, "FILES TO MODIFY": fieldFiles, "FILES TO CHANGE": fieldFiles,
+	"FILES TO CREATE": fieldFiles, "FILES TO CREATE OR MODIFY": fieldFiles, "FILES TO CREATE MODIFY": fieldFiles,
+	"FILES TO EDIT": fieldFiles, "FILES TO TOUCH": fieldFiles, "FILES CHANGED": fieldFiles, "FILES MODIFIED": fieldFiles,
+	"FILES AFFECTED": fieldFiles, "AFFECTED FILES": fieldFiles, "FILES TOUCHED": fieldFiles, "TARGET FILES": fieldFiles,
+	"CHANGED FILES": fieldFiles, "MODIFIED FILES": fieldFiles, "NEW FILES": fieldFiles,
+
+	"REQUIRES UX DX REVIEW": fieldUXDX, "REQUIRES UXDX REVIEW": fieldUXDX, "UX DX REVIEW": fieldUXDX,
+	"UX DX REVIEW REQUIRED": fieldUXDX, "REQUIRES UX REVIEW": fieldUXDX, "NEEDS UX DX REVIEW": fieldUXDX,
+}
+
+// fieldNames are the names refusals use.
+var fieldNames = map[fieldKind]string{
+	fieldDepends: "Depends On", fieldParallel: "Parallel With", fieldFiles: "Files", fieldUXDX: "requires_ux_dx_review",
+}
+
+// fieldLine is one field as written: its value (inline, or the items of a
+// list under it), where it is, and its key as written.
+type fieldLine struct {
+	kind  fieldKind
+	key   string // canonical
+	value string // inline value, "" when the items are a list
+	items []string
+	list  bool // a list follows the key (YAML or Markdown)
+	line  int  // 1-based
+	raw   string
+	file  string // set when read into a TaskFile
+}
+
+// readFieldKey reads a line as "KEY: value" or a heading "## KEY" whose
+// key is a task field. heading is set for the second form.
+func readFieldKey(line string) (kind fieldKind, key, value string, heading, ok bool) {
+	s := strings.TrimSpace(line)
+	if strings.HasPrefix(s, "#") {
+		heading = true
+	}
+	s = trimLeadDecoration(s)
+	k, v, hasColon := strings.Cut(s, ":")
+	if !hasColon {
+		if !heading {
+			return fieldNone, "", "", false, false
+		}
+		k, v = s, ""
+	}
+	if len(k) > 48 {
+		return fieldNone, "", "", false, false
+	}
+	key = canonicalKey(strings.Trim(k, " \t*_`"))
+	kind = fieldKeys[key]
+	if kind == fieldNone {
+		return fieldNone, "", "", false, false
+	}
+	return kind, key, strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "*_")), heading, true
+}
+
+// listItem reports whether line is a Markdown list item, and its text.
+func listItem(line string) (string, bool) {
+	s := strings.TrimLeft(line, " \t")
+	switch {
+	case strings.HasPrefix(s, "- "), strings.HasPrefix(s, "* "), strings.HasPrefix(s, "+ "):
+		return strings.TrimSpace(s[2:]), true
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < 4 && i+1 < len(s) && (s[i] == '.' || s[i] == ')') && s[i+1] == ' ' {
+		return strings.TrimSpace(s[i+2:]), true
+	}
+	return "", false
+}
+
+func isHeading(line string) bool { return strings.HasPrefix(strings.TrimSpace(line), "#") }
+
+func indentOf(line string) int {
+	n := 0
+	for _, r := range line {
+		switch r {
+		case ' ':
+			n++
+		case '\t':
+			n += 4
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// readFields reads the task fields of lines (a task file, or the lines
+// under a task of MASTER_PLAN.md), with the lists that follow a key with
+// no value. Lines inside fenced code blocks are read too: models copy the
+// template's fenced example.
+func readFields(lines []string, first int) []fieldLine {
+	var out []fieldLine
+	for i := 0; i < len(lines); i++ {
+		kind, key, value, heading, ok := readFieldKey(lines[i])
+		if !ok {
+			continue
+		}
+		f := fieldLine{kind: kind, key: key, value: value, line: first + i, raw: strings.TrimSpace(lines[i])}
+		if value == "" {
+			// A list follows (YAML "- x", Markdown "- x"), or, under a
+			// heading, one line of prose or a value.
+			j := i + 1
+			for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+				j++
+			}
+			for ; j < len(lines); j++ {
+				if strings.TrimSpace(lines[j]) == "" {
+					// A blank line ends the list unless another item follows.
+					k := j + 1
+					for k < len(lines) && strings.TrimSpace(lines[k]) == "" {
+						k++
+					}
+					if k < len(lines) {
+						if _, more := listItem(lines[k]); more && !isHeading(lines[k]) {
+							j = k - 1
+							continue
+						}
+					}
+					break
+				}
+				item, isItem := listItem(lines[j])
+				if !isItem {
+					if heading && !isHeading(lines[j]) && !f.list && f.value == "" {
+						// "## Dependencies\nNone": the section's one line.
+						f.value = strings.TrimSpace(lines[j])
+						f.raw += " / " + f.value
+						continue
+					}
+					break
+				}
+				f.list = true
+				f.items = append(f.items, item)
+			}
+			if f.list && f.value != "" {
+				// Prose and a list under one heading: read two ways.
+				f.items = append([]string{f.value}, f.items...)
+				f.value = ""
+			}
+			i = j - 1
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// cutComment drops what models add after a value: a parenthetical ("03
+// (see section 1.2)") and a YAML-style comment ("true  # user-facing").
+func cutComment(s string) string {
+	s = stripParens(s)
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\t') {
+			s = s[:i]
+			break
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// unlink turns "[Task 02](task-02.md)" into "Task 02".
+func unlink(s string) string {
+	for {
+		open := strings.IndexByte(s, '[')
+		if open < 0 {
+			return s
+		}
+		mid := strings.Index(s[open:], "](")
+		if mid < 0 {
+			return s
+		}
+		end := strings.IndexByte(s[open+mid:], ')')
+		if end < 0 {
+			return s
+		}
+		s = s[:open] + s[open+1:open+mid] + s[open+mid+end+1:]
+	}
+}
+
+// noneWords are the spellings of "no value".
+var noneWords = map[string]bool{"none": true, "n/a": true, "na": true, "nil": true, "null": true, "-": true, "—": true, "–": true, "nothing": true, "[]": true, "no": true}
+
+func isNone(s string) bool {
+	return noneWords[strings.ToLower(strings.Trim(strings.TrimSpace(s), "*`_.'\""))]
+}
+
+// taskNumbers reads a field's value as task references ("03", "Task 03",
+// "[03, 04]", a list of items, "none"). problem is set when it does not
+// read.
+func taskNumbers(f fieldLine) (nums []int, problem string) {
+	parts := f.items
+	if !f.list {
+		parts = []string{f.value}
+	}
+	var vals []string
+	for _, p := range parts {
+		if f.list {
+			p = itemHead(p)
+		}
+		p = cutComment(unlink(p))
+		p = strings.NewReplacer("[", " ", "]", " ", "\"", " ", "'", " ").Replace(p)
+		if strings.TrimSpace(p) == "" || isNone(p) {
+			continue
+		}
+		vals = append(vals, p)
+	}
+	if len(vals) == 0 {
+		if !f.list && strings.TrimSpace(f.value) == "" {
+			return nil, "the value is empty; write `none` or the task numbers (`03, 04`)"
+		}
+		return nil, ""
+	}
+	got, none, ok, bad := taskRefs(strings.Join(vals, ", "))
+	switch {
+	case !ok && bad == strings.Join(vals, ", "):
+		return nil, "it says both `none` and task numbers"
+	case !ok:
+		return nil, fmt.Sprintf("%q is not a task number; write the task numbers (`03, 04`) or `none`, with any comment in parentheses", clip(strings.TrimSpace(bad), 40))
+	case none && len(got) > 0:
+		return nil, "it says both `none` and task numbers"
+	}
+	return got, ""
+}
+
+// itemHead is the part of a list item that is its value: "Task 01: the
+// parser" is "Task 01", "`src/a.go` — new" is "src/a.go".
+func itemHead(item string) string {
+	s := strings.TrimSpace(unlink(item))
+	if strings.HasPrefix(s, "`") {
+		if end := strings.IndexByte(s[1:], '`'); end >= 0 {
+			return s[1 : end+1]
+		}
+	}
+	s = strings.Trim(s, "*_")
+	for _, sep := range []string{": ", " — ", " – ", " - ", " (", "\t"} {
+		if i := strings.Index(s, sep); i > 0 {
+			s = s[:i]
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// filePaths reads a Files value: comma-separated paths, paths separated by
+// spaces (each of which looks like a path), a YAML list, or a Markdown
+// list. A parenthetical after a path is a comment ("src/a.go (new)"), one
+// inside it is part of the path ("app/(auth)/page.tsx").
+func filePaths(f fieldLine) (paths []string, problem string) {
+	var items []string
+	if f.list {
+		for _, it := range f.items {
+			items = append(items, itemHead(it))
+		}
+	} else {
+		v := strings.TrimSpace(f.value)
+		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+			v = v[1 : len(v)-1]
+		}
+		v = cutFileComments(v)
+		if strings.Contains(v, ",") {
+			items = strings.Split(v, ",")
+		} else if fields := strings.Fields(v); len(fields) > 1 {
+			for _, w := range fields {
+				if !looksLikePath(cleanPath(w)) {
+					return nil, "separate the files with commas (`Files: src/a.go, src/b.go`); some of these words are not file paths"
+				}
+			}
+			items = fields
+		} else {
+			items = []string{v}
+		}
+	}
+	for _, it := range items {
+		p := cleanPath(cutFileComments(it))
+		if p == "" || isNone(p) {
+			continue
+		}
+		if strings.ContainsAny(p, " \t") && !looksLikePath(p) {
+			return nil, fmt.Sprintf("%q is not a file path; list the files the task creates or changes (`Files: src/a.go, src/b.go`)", clip(p, 40))
+		}
+		if !containsString(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths, ""
+}
+
+// cutFileComments drops " (comment)" and " # comment" after paths.
+func cutFileComments(s string) string {
+	for {
+		i := strings.Index(s, " (")
+		if i < 0 {
+			i = strings.Index(s, "\t(")
+		}
+		if i < 0 {
+			break
+		}
+		end := strings.IndexByte(s[i:], ')')
+		if end < 0 {
+			s = s[:i]
+			break
+		}
+		s = s[:i] + s[i+end+1:]
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '#' && i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func cleanPath(s string) string {
+	return strings.TrimSpace(strings.Trim(strings.TrimSpace(unlink(s)), "`*\"'_"))
+}
+
+// looksLikePath: a path has a directory or an extension.
+func looksLikePath(s string) bool {
+	return strings.ContainsAny(s, "/.\\")
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// uxdxValue reads requires_ux_dx_review's value: true/yes or false/no,
+// after dropping a comment.
+func uxdxValue(f fieldLine) (value bool, problem string) {
+	v := f.value
+	if f.list && len(f.items) == 1 {
+		v = f.items[0]
+	}
+	v = strings.ToLower(strings.Trim(cutComment(v), " \t*`_\"'."))
+	switch v {
+	case "true", "yes":
+		return true, ""
+	case "false", "no":
+		return false, ""
+	}
+	return false, "the value is not one of true, yes, false, no (write `requires_ux_dx_review: true` when users or developers see the change, else `false`)"
+}
+
+// parseTaskFile reads a task file's fields; what does not read becomes a
+// problem quoting the line.
+func parseTaskFile(n int, name, text string) *TaskFile {
+	t := &TaskFile{Number: n, Name: name}
+	t.apply(name, readFields(strings.Split(text, "\n"), 1))
+	return t
+}
+
+// apply reads fields into t. Two lines of one field must agree (read two
+// ways otherwise); "Files to create" and "Files to modify" add up.
+func (t *TaskFile) apply(file string, fields []fieldLine) {
+	byKey := map[string]fieldLine{}
+	for _, f := range fields {
+		f.file = file
+		bad := func(problem string) {
+			t.Problems = append(t.Problems, PlanProblem{File: file, Line: f.line, Text: f.raw, Problem: problem})
+		}
+		switch f.kind {
+		case fieldDepends, fieldParallel:
+			nums, problem := taskNumbers(f)
+			if problem != "" {
+				if f.kind == fieldDepends {
+					bad(problem)
+				}
+				continue
+			}
+			if f.kind == fieldParallel {
+				t.ParallelWith = nums
+				continue
+			}
+			if prev, twice := t.depSource, t.hasDeps; twice && !sameIntSet(t.DependsOn, nums) {
+				bad(fmt.Sprintf("it says other dependencies than line %d (%q); keep one `Depends On:` line", prev.line, clip(prev.raw, 60)))
+				continue
+			}
+			t.DependsOn, t.hasDeps, t.depSource = nums, true, f
+		case fieldFiles:
+			paths, problem := filePaths(f)
+			if problem != "" {
+				bad(problem)
+				continue
+			}
+			if prev, twice := byKey[f.key]; twice {
+				prevPaths, _ := filePaths(prev)
+				if !sameStrings(prevPaths, paths) {
+					bad(fmt.Sprintf("it lists other files than line %d (%q); keep one %s line", prev.line, clip(prev.raw, 60), f.key))
+					continue
+				}
+			}
+			byKey[f.key] = f
+			t.hasFiles = true
+			for _, p := range paths {
+				if !containsString(t.Files, p) {
+					t.Files = append(t.Files, p)
+				}
+			}
+		case fieldUXDX:
+			v, problem := uxdxValue(f)
+			if problem != "" {
+				bad(problem)
+				continue
+			}
+			if t.hasUXDX && v != t.UXDX {
+				bad(fmt.Sprintf("it says %t, line %d says %t; keep one requires_ux_dx_review line", v, t.uxdxLine, t.UXDX))
+				continue
+			}
+			t.UXDX, t.hasUXDX, t.uxdxLine = v, true, f.line
+		}
+	}
+}
+
+func sameIntSet(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[int]bool{}
+	for _, x := range a {
+		seen[x] = true
+	}
+	for _, x := range b {
+		if !seen[x] {
+			return false
+		}
+	}
+	return true
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range b {
+		if !containsString(a, x) {
+			return false
+		}
+	}
+	return true
+}
