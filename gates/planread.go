@@ -531,3 +531,21 @@ func sameStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// uxdxState is how a task's requires_ux_dx_review reads: "true", "false",
+// "missing" or "unclear" (a line that does not read), for the rule that
+// the flag does not change after approval.
+func uxdxState(tf *TaskFile) string {
+	if tf == nil {
+		return "missing"
+	}
+	for _, p := range tf.Problems {
+		if kind, _, _, _, ok := readFieldKey(p.Text); ok && kind == fieldUXDX {
+			return "unclear"
+		}
+	}
+	if !tf.hasUXDX {
+		return "missing"
+	}
+	return strconv.FormatBool(tf.UXDX)
+}

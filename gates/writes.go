@@ -163,6 +163,12 @@ func (w *Workflow) planWriteRule(c *Call, env *Env, name string) Outcome {
 	if n, ok := TaskFileNumber(name); ok {
 		taskNum = n
 	}
+	if taskNum != 0 && !exists {
+		// One file per task: a second name would be read two ways.
+		if tf := ParsePlan(env.files()).Tasks[taskNum]; tf != nil && tf.Name != name {
+			return w.deny(0, fmt.Sprintf("Task %02d already has its file %s; change that one instead of adding %s.", taskNum, tf.Name, name))
+		}
+	}
 	byPlanner := func(job string) bool {
 		if c.AgentID == "" || agent != Planner {
 			return false
@@ -175,10 +181,18 @@ func (w *Workflow) planWriteRule(c *Call, env *Env, name string) Outcome {
 		return false
 	}
 	uxChanged := func() bool {
-		if !exists || taskNum == 0 {
+		if taskNum == 0 {
 			return false
 		}
-		return parseTaskFile(taskNum, name, string(current)).UXDX != parseTaskFile(taskNum, name, next).UXDX
+		// The flag as the whole plan gives it (the task file, or the
+		// task's lines in MASTER_PLAN.md), before and after the write.
+		files := env.files()
+		after := make(PlanFiles, len(files)+1)
+		for k, v := range files {
+			after[k] = v
+		}
+		after[name] = []byte(next)
+		return uxdxState(ParsePlan(files).Tasks[taskNum]) != uxdxState(ParsePlan(after).Tasks[taskNum])
 	}
 	switch w.Current {
 	case S2:

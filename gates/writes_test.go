@@ -106,6 +106,28 @@ func TestFailureAnalysisWrites(t *testing.T) {
 	wantDeny(t, r.write(MasterPlan, string(h.files[MasterPlan])+"\n"), 3, "FAILURE_ANALYSIS may update task files only, not MASTER_PLAN.md.")
 	flip := strings.Replace(taskText(task{N: 4, Files: []string{"d.go"}, UX: true}), "requires_ux_dx_review: true", "requires_ux_dx_review: false", 1)
 	wantDeny(t, r.write(taskFileName(4), flip), 3, "task-04-step.md: requires_ux_dx_review was fixed at approval and may not change.")
+	// The flag is read as the plan reads it (issue 13): another spelling
+	// of the same value is fine; another value, a value that does not
+	// read, or removing the line is a change. Paired with the flip above.
+	base4 := taskText(task{N: 4, Files: []string{"d.go"}, UX: true})
+	for _, tc := range []struct {
+		name, text string
+		deny       bool
+	}{
+		{"same value, another spelling", strings.Replace(base4, "requires_ux_dx_review: true", "Requires UX/DX review: yes  # user-facing", 1), false},
+		{"flipped with yes/no", strings.Replace(base4, "requires_ux_dx_review: true", "requires_ux_dx_review: no", 1), true},
+		{"unreadable", strings.Replace(base4, "requires_ux_dx_review: true", "requires_ux_dx_review: true|false", 1), true},
+		{"removed", strings.Replace(base4, "requires_ux_dx_review: true\n", "", 1), true},
+		{"a second, contrary line", base4 + "\nrequires_ux_dx_review: false\n", true},
+	} {
+		o := r.write(taskFileName(4), tc.text)
+		if tc.deny {
+			wantDeny(t, o, 3, "requires_ux_dx_review was fixed at approval and may not change.")
+		} else {
+			wantAllow(t, o)
+		}
+	}
+	wantDeny(t, r.write("task-04-other.md", base4), 0, "Task 04 already has its file task-04-step.md; change that one instead of adding task-04-other.md.")
 	nb := by(&Call{Event: "PreToolUse", Tool: "NotebookEdit", Path: tasksPath(taskFileName(2)), Write: &FileWrite{Notebook: true}}, r.agentID, Planner)
 	wantDeny(t, h.do(nb), 0, "task-02-step.md may only be changed with Write or Edit.")
 	r.finish("Root cause found.\n" + LineAnalysis)
