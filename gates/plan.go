@@ -76,9 +76,16 @@ var (
 	reCheckbox = lazyRegexp(`^(\s*)(?:(?:[-*+]|\d{1,3}[.)])\s+)?\[(.?)\]\s*(.*?)\s*$`)
 	reTaskHead = lazyRegexp("(?i)^(?:task\\s*#?\\s*)?(\\d{1,4})\\b[*_`\\s]*(?:[:.)\\x{2013}\\x{2014}-]\\s*)?(.*)$")
 	reTwoTasks = lazyRegexp(`(?i)^(?:,|&|\+|/|and\b)\s*(?:task\s*#?\s*)?\d`)
-	reDepsOn   = lazyRegexp(`(?i)\b(?:depends\s+on|depends_on|dependencies|dependency|blocked\s+by)\b\s*:?\s*([^);]*)`)
-	reTaskDeps = lazyRegexp(`(?i)^\W*task\s*#?\s*(\d{1,4})\W*\s+(?:depends\s+on|is\s+blocked\s+by|blocked\s+by)\s*:?\s*(.+?)\s*$`)
-	reMentions = lazyRegexp(`(?i)\bdepend(?:s|ent|ency|encies|ing)?\b.*\btasks?\s*#?\s*\d|\btasks?\s*#?\s*\d.*\bdepend`)
+	// A dependency on a task's line: "(depends on 01)", "(after Task 01)",
+	// "— depends on: 01".
+	reDepsParen = lazyRegexp(`(?i)\(\s*(?:depends\s+on|depends\s+upon|depends_on|dependencies|dependency|after|requires|needs|blocked\s+by)\s*:?\s*([^)]*)\)`)
+	reDepsOn    = lazyRegexp(`(?i)\b(?:depends\s+on|depends\s+upon|depends_on|dependencies|dependency|blocked\s+by)\b\s*:?\s*([^);]*)`)
+	// "Task 03 depends on Task 01" on a line of its own.
+	reTaskDeps = lazyRegexp(`(?i)^\W*task\s*#?\s*(\d{1,4})\W*\s+(?:depends\s+on|depends\s+upon|is\s+blocked\s+by|blocked\s+by|requires|needs|(?:runs\s+|comes\s+)?after)\s*:?\s*(.+?)\s*$`)
+	// A dependency word before a task reference, in any other form: read
+	// two ways, so refused ("The docs depend on Task 01", "Task 01 must
+	// finish before Task 03").
+	reMentions = lazyRegexp(`(?i)\b(?:depend\w*|requires?|needs?|after|before|once|until|following|waits?|blocked|prerequisites?)\b.*\btasks?\s*#?\s*\d`)
 	reStatus   = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*status\s*\**\s*:\s*\**\s*(.*?)\s*$`)
 	reProgress = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*progress\s*\**\s*:\s*\**\s*(\d+)\s*/\s*(\d+)`)
 	reNumber   = lazyRegexp(`\d+`)
@@ -175,12 +182,31 @@ func (p *Plan) parseMaster(text string) {
 		f    fieldLine
 	}
 	var standalone []lineDeps
+	phaseLevel := 0
 	for i, line := range p.lines {
 		if m := rePhase.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
+			if p.Phase(n) != nil {
+				problem(i, fmt.Sprintf("phase %d has two headings; number the phases 1, 2, 3, ... once each", n))
+			}
 			phase = &PlanPhase{Number: n, Title: strings.TrimSpace(m[2]), statusLine: -1}
 			p.Phases = append(p.Phases, phase)
+			phaseLevel = headingLevel(line)
 			last = nil
+			continue
+		}
+		if level := headingLevel(line); level > 0 && phase != nil && level <= phaseLevel {
+			// "## Success criteria" after the phases: its checkboxes are
+			// not tasks.
+			phase, last = nil, nil
+			continue
+		}
+		if m := reCheckbox.FindStringSubmatch(line); m != nil && phase == nil && indentOf(m[1]) < 2 {
+			// Outside a phase a checkbox may be anything, but one that
+			// reads as a task would be dropped silently.
+			if t, msg := readTaskLine(m[2], m[3]); msg == "" {
+				problem(i, fmt.Sprintf("Task %02d is not under a phase heading; put it under `## Phase N: title`", t.Number))
+			}
 			continue
 		}
 		if m := reCheckbox.FindStringSubmatch(line); m != nil && phase != nil && indentOf(m[1]) < 2 {
@@ -191,8 +217,16 @@ func (p *Plan) parseMaster(text string) {
 				continue
 			}
 			t.line = i
-			if dm := reDepsOn.FindStringSubmatch(t.Title); dm != nil {
+			dm := reDepsParen.FindStringSubmatch(t.Title)
+			if dm == nil {
+				dm = reDepsOn.FindStringSubmatch(t.Title)
+			}
+			switch {
+			case dm != nil:
 				t.fields = append(t.fields, fieldLine{kind: fieldDepends, key: "DEPENDS ON", value: strings.TrimSpace(dm[1]), line: i + 1, raw: strings.TrimSpace(line)})
+			case reMentions.MatchString(t.Title):
+				problem(i, "its title may state a dependency orch-hook does not read; write `(depends on NN)` after the title, or `Depends On: NN` in the task's file")
+				continue
 			}
 			phase.Tasks = append(phase.Tasks, t)
 			byNumber[t.Number] = t
@@ -245,6 +279,20 @@ func (p *Plan) parseMaster(text string) {
 		}
 		t.fields = append(t.fields, d.f)
 	}
+}
+
+// headingLevel is the number of '#' a Markdown heading starts with (0:
+// not a heading).
+func headingLevel(line string) int {
+	s := strings.TrimLeft(line, " ")
+	n := 0
+	for n < len(s) && s[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 || n < len(s) && s[n] != ' ' && s[n] != '\t' {
+		return 0
+	}
+	return n
 }
 
 // readTaskLine reads what follows a task's checkbox: "Task 01: title",
