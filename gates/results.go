@@ -98,6 +98,11 @@ func tasksOfLine(line string) (nums []int, named bool) {
 	s := trimLeadDecoration(strings.TrimSpace(line))
 	if m := reTaskStart.FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[1])
+		// "Task 01 and Task 02: ..." names two tasks; "Task 01: ... (see
+		// Task 02)" names Task 01, with Task 02 as context.
+		if rest := strings.TrimLeft(s[len(m[0]):], "*_` \t"); reTwoTasks.MatchString(rest) {
+			return []int{n, -1}, true
+		}
 		return []int{n}, true
 	}
 	for _, m := range reTaskRef.FindAllStringSubmatch(s, -1) {

@@ -79,6 +79,14 @@ func TestTaskOfPrompt(t *testing.T) {
 		{"Task 02: like Task 01; then Task 03", 2},
 		{"Implement Task 02", 2}, // issue 13: the first line naming a task
 		{"Tasks 01 and 02", 0},
+		{"Task 01 and Task 02: both", 0}, // one implementer per task
+		{"**Task 01** & 02", 0},
+		{"Task 01, Task 02", 0},
+		{"Task 01: the parser (see Task 02 for the writer)", 1},
+		{"You are implementing Task 04.\n\nTask 02 is done already.", 4},
+		{"[context] Task 01", 1},
+		{"Implement task-03-cli.md", 3},
+		{"The plan is ready.\nImplement Task 02 and Task 03", 0},
 		{"", 0},
 	}
 	for _, tc := range cases {
