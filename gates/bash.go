@@ -109,7 +109,15 @@ func (c *Call) stateWhat() string {
 		return "commands that name orch-hook's keys or markers (~/.config/orch-hook/keys, ~/.config/orch-hook/active) are not allowed: they seal the workflow's state. Use `orch-hook status` to see it."
 	}
 	if !c.mentions(StateDir) && !c.changesUnder(".orchestrator") {
-		return "this command changes files across the whole project (git clean -x, find . -delete or -exec, rsync --delete into it), which reaches orch-hook's .orchestrator without naming it: narrow it to the directories you mean (find src ..., git clean -fd without -x)."
+		return "this command changes files across the whole project (git clean -x, git stash --all, find . -delete or -exec, rsync --delete into it), which reaches orch-hook's .orchestrator without naming it: narrow it to the directories you mean (find src ..., git clean -fd without -x, git stash without --all)."
 	}
-	return "commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed: it is orch-hook's state and plan. Use `orch-hook status` or `orch-hook log` to read the state, and Write/Edit for the plan where the workflow allows it."
+	what := "commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed: it is orch-hook's state and plan. Use `orch-hook status` or `orch-hook log` to read the state, and Write/Edit for the plan where the workflow allows it."
+	if !c.mentions(StateDir) { // a write near the plan: perhaps meant as a read
+		what += " " + readPlanHint
+	}
+	return what
 }
+
+// readPlanHint says how Bash may read the plan: what the Bash rule takes
+// as a read (README, "Threat model").
+const readPlanHint = "To read the plan from Bash, use a command that only reads (cat, grep, ls, head; git diff, log, show or status with plain options) with output to the terminal, a pipe into a reader, /dev/null or another descriptor (2>/dev/null, 2>&1); not with a redirection to a file, nor git with -c, --config-env, a VAR=value assignment, --output/-o, --ext-diff or --textconv."

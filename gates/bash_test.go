@@ -19,11 +19,83 @@ func TestTouchesState(t *testing.T) {
 		"sed -i s/a/b/ .orchestrator/tasks/task-01.md": true,
 		"find .orchestrator -name x -delete":           true,
 		"grep -r foo .orchestrator/tasks":              false,
+		// Reads with output to a device or a descriptor, and git's
+		// reads, each beside a write of the same shape.
+		"cat .orchestrator/tasks/MASTER_PLAN.md 2>/dev/null":          false,
+		"cat x > .orchestrator/state.json":                            true,
+		"ls .orchestrator 2>&1":                                       false,
+		"ls .orchestrator 2>&1 >.orchestrator/x":                      true,
+		"echo x 2>/dev/null":                                          false,
+		"echo x 2>.orchestrator/checkpoint.json":                      true,
+		"cat .orchestrator/x 2>/dev/null | head":                      false,
+		"cat .orchestrator/x 2>/dev/null | tee .orchestrator/y":       true,
+		"git diff -- .orchestrator":                                   false,
+		"git diff > .orchestrator/x":                                  true,
+		"git diff --output=.orchestrator/checkpoint.json":             true,
+		"git -c diff.external=sh diff -- .orchestrator":               true,
+		"GIT_EXTERNAL_DIFF=./x git diff .orchestrator":                true,
+		"git log -- .orchestrator":                                    false,
+		"git log -o x .orchestrator":                                  true,
+		"git show HEAD:.orchestrator/tasks/MASTER_PLAN.md":            false,
+		"git show --output=x HEAD:.orchestrator/tasks/MASTER_PLAN.md": true,
+		"git status .orchestrator":                                    false,
+		"git checkout -- .orchestrator":                               true,
+		"git stash -- .orchestrator":                                  true,
+		"git restore .orchestrator":                                   true,
+		"git apply --directory=.orchestrator p.diff":                  true,
+		"bash -c 'git diff > .orchestrator/x'":                        true,
+		`eval "cat x 2>/dev/null > .orchestrator/y"`:                  true,
+		// The state is named: refused, read or not.
+		"cat .orchestrator/state/checkpoint.json 2>/dev/null": true,
+		"git log -- .orchestrator/state":                      true,
 	} {
 		if got := (&Call{Command: cmd}).touchesState(); got != want {
 			t.Errorf("touchesState(%q) = %v, want %v", cmd, got, want)
 		}
 	}
+}
+
+func TestSweeps(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"git clean -fdx":           true,
+		"git clean -fd":            false,
+		"git stash -a":             true,
+		"git stash --all":          true,
+		"git stash push -m x --al": true,
+		"git stash save -ka":       true,
+		"git stash":                false,
+		"git stash -u":             false, // untracked, not ignored: the state is ignored
+		"git stash list --all":     false,
+		"git stash show -p":        false,
+	} {
+		if got := (&Call{Command: cmd}).sweeps(); got != want {
+			t.Errorf("sweeps(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+// TestBashReadsThePlan: during a workflow, Bash reads the plan with its
+// output to /dev/null or a descriptor, and git's reads; the paired writes
+// are refused with the way to read it.
+func TestBashReadsThePlan(t *testing.T) {
+	h := driveTo(t, S4a)
+	for _, cmd := range []string{
+		"cat .orchestrator/tasks/MASTER_PLAN.md 2>/dev/null",
+		"ls .orchestrator 2>&1",
+		"git diff -- .orchestrator",
+		"git log -p -- .orchestrator/tasks 2>&1 | head -50",
+	} {
+		wantAllow(t, h.do(bashCall(cmd)))
+	}
+	for _, cmd := range []string{
+		"cat .orchestrator/tasks/MASTER_PLAN.md 2>/dev/null > .orchestrator/tasks/task-01.md",
+		"git diff --output=.orchestrator/tasks/MASTER_PLAN.md",
+		"GIT_EXTERNAL_DIFF=./x git diff .orchestrator",
+		"git -c diff.external=sh diff -- .orchestrator",
+	} {
+		wantDeny(t, h.do(bashCall(cmd)), 0, "change or remove anything under .orchestrator, are not allowed", "To read the plan from Bash", "2>/dev/null, 2>&1", "-c, --config-env, a VAR=value assignment")
+	}
+	h.expect(S4a)
 }
 
 func TestPlanDependencies(t *testing.T) {

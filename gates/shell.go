@@ -58,13 +58,15 @@ type shCmd struct {
 	nested bool // parsed from a string that is itself code (sh -c, eval, ...)
 	noHead bool // an array literal a=(...): words, but nothing runs
 	depth  int
+	lead   int // reserved words at the start, as far as counted: firstUnreserved
 }
 
 // shScan is every simple command of a command line, nested ones included.
 type shScan struct {
 	cmds       []*shCmd
 	suspicious bool
-	budget     int // bytes left to lex: code strings are lexed again
+	budget     int  // bytes left to lex: code strings are lexed again
+	envSet     int8 // setsEnvironment, once known: 1 no, 2 yes
 }
 
 // shellScan splits cmd into simple commands, then follows the code they
@@ -177,13 +179,68 @@ func (l *shLexer) list(close byte) {
 			piped := l.operator()
 			l.finish(cmd)
 			cmd = l.newCmd(piped)
+		case c == '(' && l.funcParens(cmd):
+			l.finish(cmd)
+			cmd = l.newCmd(false)
 		case c == '(':
 			l.paren()
 		default:
 			l.words(cmd)
+			if cmd.funcKeyword() {
+				l.funcBody(cmd)
+				l.finish(cmd)
+				cmd = l.newCmd(false)
+			}
 		}
 	}
 	l.finish(cmd)
+}
+
+// funcParens reads the () of a function definition, `name () body`.
+func (l *shLexer) funcParens(cmd *shCmd) bool {
+	if len(cmd.redirs) > 0 || l.i > 0 && l.s[l.i-1] == '=' { // a=(): an array
+		return false
+	}
+	k := cmd.firstUnreserved() // `then f() {` too
+	if len(cmd.words) != k+1 || !cmd.words[k].literal() || shIsAssignment(cmd.words[k].text) {
+		return false // `function f ()` ended at its name: the () is an empty subshell
+	}
+	j := l.i + 1
+	for j < len(l.s) && (l.s[j] == ' ' || l.s[j] == '\t') {
+		j++
+	}
+	if j >= len(l.s) || l.s[j] != ')' {
+		return false
+	}
+	l.i = j + 1
+	l.funcBody(cmd)
+	return true
+}
+
+// funcKeyword: `function NAME`, whose body follows.
+func (c *shCmd) funcKeyword() bool {
+	k := c.firstUnreserved()
+	return len(c.words) == k+2 && c.words[k].literal() && c.words[k].text == "function"
+}
+
+// firstUnreserved is the index of the first word that is not a reserved
+// word (then, do, {, ...). The lexer asks after each word, so the count
+// goes on from where it stopped (words are only appended): `{ { { ...`
+// stays linear.
+func (c *shCmd) firstUnreserved() int {
+	for c.lead < len(c.words) && c.words[c.lead].literal() && shReserved()[c.words[c.lead].text] {
+		c.lead++
+	}
+	return c.lead
+}
+
+// funcBody ends a function's header: its name runs nothing, and its body
+// is commands of their own (read as part of the header, its first command
+// would go unseen). Commands that run when the function is called are
+// nested from here on: never a plain invocation.
+func (l *shLexer) funcBody(header *shCmd) {
+	header.noHead = true
+	l.nested = true
 }
 
 func (l *shLexer) newCmd(piped bool) *shCmd {
@@ -968,18 +1025,18 @@ func (c *shCmd) allWords() []shWord {
 type shWrap struct {
 	argOpts string // short options whose argument is the next word
 	skip    int    // positional arguments before the command (timeout's duration)
-	assigns bool   // NAME=value arguments (env)
+	assigns bool   // NAME=value arguments (env, sudo; bash's time and coproc take a command that may start with them)
 }
 
 var shWrappers = sync.OnceValue(func() map[string]shWrap {
 	return map[string]shWrap{
 		"env": {argOpts: "uCS", assigns: true}, "command": {}, "builtin": {}, "exec": {argOpts: "a"},
-		"nohup": {}, "setsid": {}, "time": {argOpts: "fo"}, "nice": {argOpts: "n"}, "ionice": {argOpts: "cnp"},
-		"stdbuf": {argOpts: "ioe"}, "timeout": {argOpts: "sk", skip: 1}, "sudo": {argOpts: "ugpChDRTU"},
+		"nohup": {}, "setsid": {}, "time": {argOpts: "fo", assigns: true}, "nice": {argOpts: "n"}, "ionice": {argOpts: "cnp"},
+		"stdbuf": {argOpts: "ioe"}, "timeout": {argOpts: "sk", skip: 1}, "sudo": {argOpts: "ugpChDRTU", assigns: true},
 		"doas": {argOpts: "uC"}, "chroot": {skip: 1}, "taskset": {skip: 1}, "chrt": {skip: 1},
 		"flock": {argOpts: "wE", skip: 1}, "xargs": {argOpts: "adEILnPs"}, "unbuffer": {}, "busybox": {},
 		"caffeinate": {argOpts: "tw"}, "strace": {argOpts: "oepsEuIbaX"}, "ltrace": {argOpts: "oepsSuanl"},
-		"coproc": {}, "chronic": {}, "ifne": {}, "torsocks": {}, "firejail": {}, "unshare": {}, "nsenter": {},
+		"coproc": {assigns: true}, "chronic": {}, "ifne": {}, "torsocks": {}, "firejail": {}, "unshare": {}, "nsenter": {},
 		"parallel": {argOpts: "jSIaEd"},
 	}
 })
@@ -1117,8 +1174,21 @@ func (sc *shScan) derive(c *shCmd) {
 		sc.deriveSource(c, t, args)
 	case "find":
 		sc.findExecs(c, args)
-	case "alias", "hash":
+	case "alias":
 		if t.xargs || shAnyDynamic(args) {
+			sc.suspicious = true
+			return
+		}
+		// What a name stands for, once aliases expand, runs as code.
+		for _, a := range args {
+			if _, value, ok := strings.Cut(a.text, "="); ok && !strings.HasPrefix(a.text, "-") {
+				sc.lex(value, c.depth+1, true)
+			}
+		}
+	case "hash":
+		// hash -p PATH NAME runs PATH for NAME: a command name only known
+		// at run time.
+		if t.xargs || shAnyDynamic(args) || shHasOption(args, 'p') {
 			sc.suspicious = true
 		}
 	case "watch":
@@ -2105,7 +2175,7 @@ func (sc *shScan) changesAbove(cwdRel, dir string) bool {
 		// its other words are data (`echo specs > notes.txt`).
 		var words []shWord
 		switch {
-		case c.writesByCommand():
+		case sc.writesByCommand(c):
 			words = c.allWords()
 		case c.writesByRedirect():
 			for _, r := range c.redirs {
@@ -2206,7 +2276,7 @@ func (sc *shScan) changesFiles() bool {
 		return true
 	}
 	for _, c := range sc.cmds {
-		if c.writesByRedirect() || c.writesByCommand() {
+		if c.writesByRedirect() || sc.writesByCommand(c) {
 			return true
 		}
 	}
@@ -2217,23 +2287,43 @@ var shDevices = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
 })
 
+// writesByRedirect: an output redirection to a file. A device (2>/dev/null,
+// &>/dev/null) or a descriptor (2>&1, >&2, 3>&1-, >&-) is not one.
 func (c *shCmd) writesByRedirect() bool {
 	for _, r := range c.redirs {
 		switch r.op {
 		case ">", ">>", ">|", "&>", "&>>", "<>":
 		case ">&":
-			if t := r.target.text; t == "-" || shIsFD(r.target) {
+			if shIsDescriptor(r.target) {
 				continue
 			}
 		default:
 			continue
 		}
-		t := r.target.text
-		if r.target.dynamic || !shDevices()[t] && !strings.HasPrefix(t, "/dev/fd/") {
+		if !shIsDevice(r.target) {
 			return true
 		}
 	}
 	return false
+}
+
+// shIsDescriptor: >&'s target when it names a descriptor: 1, 1- (moved),
+// - (closed). Anything else (>&{x}, >&file) is a file name to bash.
+func shIsDescriptor(w shWord) bool {
+	fd := strings.TrimSuffix(w.text, "-")
+	return w.literal() && strings.Trim(fd, "0123456789") == "" && (fd != "" || w.text == "-")
+}
+
+// shIsDevice: a literal device path, spelled exactly: /dev/null, or
+// /dev/fd/N with N digits (/dev/fd/../.. leaves /dev: it is a file).
+func shIsDevice(w shWord) bool {
+	if !w.literal() {
+		return false
+	}
+	if fd, ok := strings.CutPrefix(w.text, "/dev/fd/"); ok {
+		return fd != "" && strings.Trim(fd, "0123456789") == ""
+	}
+	return shDevices()[w.text]
 }
 
 // shWriters are commands that change files whatever their arguments.
@@ -2250,7 +2340,7 @@ var shWriters = sync.OnceValue(func() map[string]bool {
 	}
 })
 
-func (c *shCmd) writesByCommand() bool {
+func (sc *shScan) writesByCommand(c *shCmd) bool {
 	t := c.effective()
 	if t.k < 0 {
 		return false
@@ -2258,7 +2348,7 @@ func (c *shCmd) writesByCommand() bool {
 	name, args := c.name(t.k), c.words[t.k+1:]
 	_, interp := shInterp(name)
 	switch {
-	case name == "git" && shGitReads(args):
+	case name == "git" && !t.xargs && shGitReads(c.words[t.k], args) && !sc.setsEnvironment():
 		return false
 	case shWriters()[name] || shHasArg(args, "--in-place", "--in-place="):
 		return true
@@ -2286,6 +2376,17 @@ func shHasArg(args []shWord, opts ...string) bool {
 			if a.text == o || strings.HasSuffix(o, "=") && strings.HasPrefix(a.text, o) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// shHasOption: a short-option cluster (-p, -rp) holds the letter.
+func shHasOption(args []shWord, letter byte) bool {
+	for _, a := range args {
+		t := a.text
+		if len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.IndexByte(t[1:], letter) >= 0 {
+			return true
 		}
 	}
 	return false
@@ -2382,30 +2483,163 @@ func shAwkWrites(args []shWord) bool {
 	return false
 }
 
-// shGitReads: a git command that only reads (diff, log, show, status, ...),
-// after git's own options (-C DIR, -c KEY=VALUE, --no-pager, ...). An
-// output file (--output) or an external diff tool counts as writing.
-func shGitReads(args []shWord) bool {
-	for j := 0; j < len(args); j++ {
+// shGitReads: a git command that only reads: plain `git`, then only
+// harmless global options (-C DIR with DIR literal, which bases follows),
+// a read-only subcommand, and literal arguments without an option that
+// writes a file (--output; -o) or runs a program (--ext-diff, --textconv,
+// --filters, grep's -O), nor -c or --config-env anywhere (a configuration
+// may name a program: diff.external, core.pager). What git reads from its
+// environment (GIT_EXTERNAL_DIFF, GIT_PAGER) is the caller's to rule out:
+// setsEnvironment.
+func shGitReads(command shWord, args []shWord) bool {
+	if !shGitCommand(command.text) {
+		return false
+	}
+	sub := -1
+	for j := 0; j < len(args) && sub < 0; j++ {
 		t := args[j].text
 		switch {
-		case t == "-C" || t == "-c" || t == "--git-dir" || t == "--work-tree":
+		case !args[j].literal():
+			return false
+		case t == "-C" && j+1 < len(args) && args[j+1].literal():
 			j++
-			continue
-		case strings.HasPrefix(t, "-"):
-			continue
-		}
-		switch t {
-		case "diff", "log", "show", "status", "blame", "grep", "ls-files", "ls-tree", "rev-parse", "describe", "shortlog", "cat-file", "branch", "tag", "remote":
+		case shGitHarmlessGlobals()[t]:
+		case shGitReadOnly()[t]:
+			sub = j
 		default:
+			return false // --git-dir, --exec-path, -c, an alias, a subcommand that writes
+		}
+	}
+	if sub < 0 {
+		return false
+	}
+	options := true // before --: a glob might expand to a file named like an option
+	for _, a := range args[sub+1:] {
+		t := a.text
+		switch {
+		case a.dynamic:
+			return false
+		case t == "--":
+			options = false
+		case a.glob && options && strings.IndexByte("*?[", a.pattern[0]) >= 0:
+			return false
+		case shGitOptionWrites(args[sub].text, t):
 			return false
 		}
-		for _, a := range args[j+1:] {
-			if a.dynamic || strings.HasPrefix(a.text, "--output") || strings.HasPrefix(a.text, "--ext-diff") || a.text == "-D" || a.text == "-d" || a.text == "-m" || a.text == "-M" || a.text == "--delete" || a.text == "add" || a.text == "rm" || a.text == "set-url" {
-				return false // branch -D, tag -d, remote add, ...
+	}
+	return true
+}
+
+// shGitCommand: git by name, or from a system directory (./git is a
+// script).
+func shGitCommand(text string) bool {
+	switch strings.TrimSuffix(strings.ToLower(text), ".exe") {
+	case "git", "/usr/bin/git", "/usr/local/bin/git", "/bin/git", "/opt/homebrew/bin/git":
+		return true
+	}
+	return false
+}
+
+// shGitHarmlessGlobals are git's options before the subcommand that
+// change neither what it runs nor where it reads.
+var shGitHarmlessGlobals = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"--no-pager": true, "-P": true, "-p": true, "--paginate": true, "--no-optional-locks": true,
+		"--literal-pathspecs": true, "--glob-pathspecs": true, "--noglob-pathspecs": true,
+		"--icase-pathspecs": true, "--no-replace-objects": true, "--no-lazy-fetch": true, "--no-advice": true,
+	}
+})
+
+// shGitReadOnly are the subcommands that write no file outside .git:
+// diff, log, show, status and the other readers; branch, tag and remote
+// list, or change refs and .git/config (their deleting, renaming and
+// adding forms count as writes all the same: shGitOptionWrites).
+var shGitReadOnly = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"diff": true, "log": true, "show": true, "status": true, "blame": true, "grep": true,
+		"ls-files": true, "ls-tree": true, "rev-parse": true, "describe": true, "shortlog": true,
+		"cat-file": true, "branch": true, "tag": true, "remote": true,
+	}
+})
+
+// shGitRunsOrWrites are the long options that write a file or run a
+// program configured elsewhere. Git takes an unambiguous prefix of a long
+// option (--out for --output), so a prefix counts too.
+var shGitRunsOrWrites = []string{"output", "ext-diff", "textconv", "filters", "open-files-in-pager", "config-env"}
+
+// shGitOptionWrites: an argument of git subcommand sub that makes it write
+// a file or run a program.
+func shGitOptionWrites(sub, t string) bool {
+	if t == "-c" || len(t) > 2 && t[0] == '-' && t[1] == 'c' {
+		return true // -c is a configuration anywhere it may be read as one
+	}
+	if long, ok := strings.CutPrefix(t, "--"); ok && long != "" && !strings.HasPrefix(long, "no-") {
+		long, _, _ = strings.Cut(long, "=")
+		if long != "text" && long != "filter" { // options of their own, not prefixes of textconv, filters
+			for _, o := range shGitRunsOrWrites {
+				if strings.HasPrefix(o, long) || strings.HasPrefix(long, o) {
+					return true
+				}
 			}
 		}
-		return true
+	}
+	switch sub {
+	case "diff", "log", "show":
+		return strings.HasPrefix(t, "-o") // no such option: refused as --output's look-alike
+	case "grep":
+		return shHasOption([]shWord{{text: t}}, 'O') // -O[pager]: opens the matches in a program
+	case "branch", "tag", "remote":
+		switch t {
+		case "-D", "-d", "-m", "-M", "-C", "--delete", "add", "rm", "set-url", "--edit-description":
+			return true // branch -D, tag -d, remote add, ...
+		}
+	}
+	return false
+}
+
+// setsEnvironment: the command line may set a variable a program it runs
+// reads (git: GIT_EXTERNAL_DIFF, GIT_PAGER, GIT_CONFIG_*): an assignment
+// anywhere (X=1 git, env X=1 git, export X=1), a builtin that assigns
+// (read, printf -v, ...), a for loop's variable, or ${X:=...}.
+func (sc *shScan) setsEnvironment() bool {
+	if sc.envSet == 0 {
+		sc.envSet = 1
+		if sc.assignsAny() {
+			sc.envSet = 2
+		}
+	}
+	return sc.envSet == 2
+}
+
+// shAssigners are builtins that set variables.
+var shAssigners = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"export": true, "declare": true, "typeset": true, "local": true, "readonly": true, "read": true,
+		"mapfile": true, "readarray": true, "getopts": true, "let": true, "source": true, ".": true,
+	}
+})
+
+func (sc *shScan) assignsAny() bool {
+	for _, c := range sc.cmds {
+		for _, w := range c.words {
+			if shIsAssignment(w.text) || w.dynamic && strings.Contains(w.text, "${") && strings.Contains(w.text, "=") {
+				return true
+			}
+		}
+		for _, f := range c.feeds {
+			if f.dynamic && strings.Contains(f.text, "${") && strings.Contains(f.text, "=") {
+				return true
+			}
+		}
+		if k := c.firstUnreserved(); k < len(c.words) && (c.words[k].text == "for" || c.words[k].text == "select") {
+			return true
+		}
+		if t := c.effective(); t.k >= 0 {
+			name := c.name(t.k)
+			if shAssigners()[name] || name == "printf" && shHasOption(c.words[t.k+1:], 'v') {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -2472,20 +2706,31 @@ func (sc *shScan) sweepsProject(cwdRel string) bool {
 	return false
 }
 
-// shGitCleansIgnored: `git clean` with -x or -X (in any option cluster).
+// shGitCleansIgnored: `git clean` with -x or -X, or `git stash [push|save]`
+// with -a or --all (in any option cluster): they remove git-ignored files,
+// which orch-hook's state is.
 func shGitCleansIgnored(args []shWord) bool {
-	clean := false
+	sub, stashArgs := "", false
 	for j := 0; j < len(args); j++ {
 		t := args[j].text
+		option := strings.HasPrefix(t, "-")
+		short := option && !strings.HasPrefix(t, "--")
 		switch {
-		case !clean && (t == "-C" || t == "-c"):
+		case sub == "" && (t == "-C" || t == "-c"):
 			j++
-		case !clean && t == "clean":
-			clean = true
-		case !clean && !strings.HasPrefix(t, "-"):
+		case sub == "" && (t == "clean" || t == "stash"):
+			sub = t
+		case sub == "" && !option:
 			return false // another git command
-		case clean && strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t, "xX"):
+		case sub == "clean" && short && strings.ContainsAny(t, "xX"):
 			return true
+		case sub != "stash":
+		case !stashArgs && !option && t != "push" && t != "save":
+			return false // stash list, show, apply, ...
+		case short && strings.Contains(t, "a") || len(t) > 2 && strings.HasPrefix("--all", t):
+			return true
+		default:
+			stashArgs = true // push's options and paths, or a message
 		}
 	}
 	return false

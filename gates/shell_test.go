@@ -117,6 +117,8 @@ var binaryDisguises = []string{
 	"bash <<EOF\no\\rch-hook hook\nEOF",
 	"cat <<EOF\n'\nEOF\norch-hook hook #'",
 	`f(){ orch-hook "$@"; }; f hook`,
+	"function f { orch-hook status; }; f < forged.json",
+	"hash -p /p/bin/x status; status hook",
 	"trap 'orch-hook hook' EXIT",
 	"watch -n1 orch-hook hook",
 	"ssh localhost orch-hook hook",
@@ -236,6 +238,122 @@ var stateAttacks = []string{
 	"cd .. && rm -rf main/.orchestrator/state",
 	`rm -rf "$(echo .orch)"estrator/state`,
 	"X=$(echo .orch)estrator; rm -rf $X/state",
+}
+
+// planReads only read under .orchestrator: output to a device or to
+// another descriptor, or git's read-only subcommands with plain options.
+// planWrites holds a write made of each.
+var planReads = []string{
+	"cat .orchestrator/tasks/MASTER_PLAN.md 2>/dev/null",
+	"ls .orchestrator 2>&1",
+	"ls .orchestrator >/dev/null",
+	"cat .orchestrator/tasks/MASTER_PLAN.md &>/dev/null",
+	"cat .orchestrator/tasks/MASTER_PLAN.md 1>/dev/null",
+	"grep -r Task .orchestrator/tasks 2>>/dev/null",
+	"head -5 .orchestrator/tasks/MASTER_PLAN.md >&2",
+	"cat .orchestrator/tasks/MASTER_PLAN.md 2>&1 | head -20",
+	"ls .orchestrator 3>&1 1>&2 2>&3 3>&-",
+	"cat .orchestrator/tasks/MASTER_PLAN.md 2>&1- >/dev/fd/2",
+	"git diff -- .orchestrator",
+	"git diff --stat HEAD~1 -- .orchestrator/tasks 2>/dev/null",
+	"git log -p -3 --follow -- .orchestrator/tasks/MASTER_PLAN.md",
+	"git show HEAD:.orchestrator/tasks/MASTER_PLAN.md 2>&1",
+	"git status --short .orchestrator",
+	"git --no-pager diff --no-index /dev/null .orchestrator/tasks/MASTER_PLAN.md",
+	"git -C sub log -- .orchestrator",
+	"git diff --text -M --no-ext-diff --no-textconv .orchestrator",
+	"git log --format=%H -- .orchestrator | head -1",
+	"git grep -n -o Task -- .orchestrator/tasks",
+	"git ls-files -o .orchestrator",
+	"f() { git diff .orchestrator; }; f",
+}
+
+var planWrites = []string{
+	// a redirection to a file, or one the scan cannot resolve
+	"cat x > .orchestrator/state.json",
+	"echo x 2>.orchestrator/checkpoint.json",
+	"ls .orchestrator 2>&1 >.orchestrator/x",
+	"cat .orchestrator/x 2>/dev/null | tee .orchestrator/y",
+	"cat .orchestrator/tasks/MASTER_PLAN.md 2>/dev/null > /tmp/plan.txt", // strict: any file
+	"echo x > /dev/fd/../../../p/.orchestrator/tasks/MASTER_PLAN.md",
+	"echo x >/dev/null/../../p/.orchestrator/tasks/MASTER_PLAN.md",
+	"ls .orchestrator >&plan.txt",
+	`cat .orchestrator/tasks/MASTER_PLAN.md 2>"$F"`,
+	"cat .orch*/tasks/MASTER_PLAN.md 2>/dev/null > .orch*/tasks/x",
+	"cat x 2>/dev/null >'.orchestr'ator/tasks/MASTER_PLAN.md",
+	// git told to write, or to run a program
+	"git diff > .orchestrator/x",
+	"git diff .orchestrator 2>&1 > notes.txt",
+	"git diff --output=.orchestrator/checkpoint.json",
+	"git diff --output .orchestrator/tasks/MASTER_PLAN.md",
+	"git diff --no-index --outp=.orchestrator/tasks/MASTER_PLAN.md a b",
+	"git log -o x .orchestrator",
+	"git show --output=x HEAD -- .orchestrator",
+	"git diff --ext-diff .orchestrator",
+	"git log -p --ext .orchestrator",
+	"git log --textconv -p .orchestrator",
+	"git cat-file --filters HEAD:.orchestrator/tasks/MASTER_PLAN.md",
+	"git grep -Ovim Task .orchestrator",
+	"git grep --open-files-in-pager=vim Task .orchestrator",
+	"git -c diff.external=sh diff -- .orchestrator",
+	`git -c core.pager='sh -c "cp x .orchestrator/tasks/MASTER_PLAN.md"' log`,
+	"git --config-env=core.pager=P log .orchestrator",
+	"git log -c -- .orchestrator", // -c anywhere: where git might take it for a configuration
+	"git --exec-path=. diff .orchestrator",
+	"git --git-dir=x diff .orchestrator",
+	"git --work-tree=/tmp diff .orchestrator",
+	`git -C "$D" diff .orchestrator`,
+	"./git diff .orchestrator",
+	"echo --output=.orchestrator/x | xargs git diff",
+	"git diff * .orchestrator", // * may expand to a file named --output=...
+	"git d .orchestrator",      // an alias
+	"git checkout -- .orchestrator",
+	"git stash push -- .orchestrator",
+	"git restore .orchestrator",
+	"git apply --directory=.orchestrator/tasks p.diff",
+	// git's environment
+	"GIT_EXTERNAL_DIFF=./x git diff .orchestrator",
+	"GIT_PAGER='cp x .orchestrator/tasks/MASTER_PLAN.md' git log",
+	"env GIT_EXTERNAL_DIFF=./x git diff .orchestrator",
+	"sudo GIT_EXTERNAL_DIFF=./x git diff .orchestrator",
+	"export GIT_EXTERNAL_DIFF=./x; git diff .orchestrator",
+	"read GIT_EXTERNAL_DIFF <<< ./x; export GIT_EXTERNAL_DIFF; git diff .orchestrator",
+	"printf -v GIT_EXTERNAL_DIFF ./x; export GIT_EXTERNAL_DIFF; git diff .orchestrator",
+	"for GIT_EXTERNAL_DIFF in ./x; do export GIT_EXTERNAL_DIFF; git diff .orchestrator; done",
+	": ${GIT_PAGER:=./x}; git log .orchestrator",
+	// another program under a reader's name
+	"hash -p /bin/cp git; git diff .orchestrator/tasks/MASTER_PLAN.md",
+	`git() { cp "$@"; }; git diff .orchestrator/tasks/MASTER_PLAN.md`,
+	"cat() { cp x .orchestrator/tasks/MASTER_PLAN.md; }; cat",
+	"function cat { cp x .orchestrator/tasks/MASTER_PLAN.md; }; cat",
+	"if true; then function f { rm -rf .orchestrator/tasks; }; fi; f",
+	"shopt -s expand_aliases\nalias cat='cp x .orchestrator/tasks/MASTER_PLAN.md; :'\ncat",
+	"sudo X=1 rm -rf .orchestrator/tasks",
+	"time X=1 sed -i s/a/b/ .orchestrator/tasks/MASTER_PLAN.md",
+	// through code strings
+	"bash -c 'git diff > .orchestrator/x'",
+	`eval "cat x 2>/dev/null > .orchestrator/y"`,
+	"sh -c 'GIT_EXTERNAL_DIFF=./x git diff .orchestrator 2>&1'",
+	"eval 'git -c diff.external=sh diff .orchestrator'",
+	"d=.orchestr; d+=ator; git diff --output=$d/tasks/MASTER_PLAN.md",
+}
+
+// TestShellPlanReads: reads of .orchestrator change nothing; the same
+// commands made to write do.
+func TestShellPlanReads(t *testing.T) {
+	for _, cmd := range planReads {
+		if ChangesFiles(cmd) {
+			t.Errorf("ChangesFiles(%q) = true: a read", cmd)
+		}
+		if !MentionsPath(cmd, "", ".orchestrator") {
+			t.Errorf("MentionsPath(%q, .orchestrator) = false", cmd)
+		}
+	}
+	for _, cmd := range planWrites {
+		if !MentionsPath(cmd, "", ".orchestrator") || !ChangesFiles(cmd) {
+			t.Errorf("%q: MentionsPath %v, ChangesFiles %v; want both", cmd, MentionsPath(cmd, "", ".orchestrator"), ChangesFiles(cmd))
+		}
+	}
 }
 
 func TestShellStateAttacks(t *testing.T) {
@@ -469,6 +587,11 @@ func TestShellLexer(t *testing.T) {
 		"echo 'unterminated rest":  "echo|unterminated rest",
 		"echo $(a b) `c d`":        "a|b/c|d/echo|$()|$()",
 		"line\\\ncontinued":        "linecontinued",
+		// a function's body is commands of its own, not its name's arguments
+		"f() { rm x; }":        "f/{|rm|x/}",
+		"function g { rm x; }": "function|g/{|rm|x/}",
+		"then h () ( rm x )":   "then|h/rm|x",
+		"a=() ls":              "a=|ls",
 	} {
 		sc := shellScan(cmd)
 		var cmds []string
@@ -509,6 +632,9 @@ func FuzzShellScan(f *testing.F) {
 	for _, tc := range topicWrites {
 		f.Add(tc.cmd)
 	}
+	for _, s := range append(planReads, planWrites...) {
+		f.Add(s)
+	}
 	f.Add("$((((((((((((1))))))))))))")
 	f.Add("${${${${${${${${${x}}}}}}}}}")
 	f.Add("{a,{b,{c,{d,{e,f}}}}}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r}{s,t}{u,v}")
@@ -525,7 +651,7 @@ func FuzzShellScan(f *testing.F) {
 
 // TestShellLargeInput: adversarial input of 100 KB stays fast.
 func TestShellLargeInput(t *testing.T) {
-	for _, unit := range []string{"$(", "${", "$((", "`", "{a,", "[", `\`, "'", "\"", "(", "a=(", "<<E\n", "eval ", "sh -c '", "/", ".o*/", "$X/", "x "} {
+	for _, unit := range []string{"$(", "${", "$((", "`", "{a,", "[", `\`, "'", "\"", "(", "a=(", "<<E\n", "eval ", "sh -c '", "/", ".o*/", "$X/", "x ", "{ ", "f () ", "function f "} {
 		cmd := strings.Repeat(unit, 100000/len(unit))
 		start := time.Now()
 		NamesBinary(cmd, testPlainOK)
@@ -537,5 +663,27 @@ func TestShellLargeInput(t *testing.T) {
 		if d > 5*time.Second {
 			t.Errorf("%q x %d took %v", unit, 100000/len(unit), d)
 		}
+	}
+}
+
+// BenchmarkShell is the Bash rule's cost on one call: the scan, then the
+// facts the rules read (each once), for commonly seen commands.
+func BenchmarkShell(b *testing.B) {
+	for _, tc := range []struct{ name, cmd string }{
+		{"plain", "cat hello.txt && echo to-stderr >&2"},
+		{"plan-read", "cat .orchestrator/tasks/MASTER_PLAN.md 2>/dev/null"},
+		{"git-read", "git log -p -3 -- .orchestrator/tasks 2>&1 | head -50"},
+		{"build", "go test ./... 2>&1 | tail -20"},
+	} {
+		cmd := tc.cmd
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c := &Call{Event: "PreToolUse", Tool: "Bash", Command: cmd}
+				c.touchesState()
+				c.namesBinary()
+				c.reaches(".claude/specs")
+			}
+		})
 	}
 }
