@@ -2336,11 +2336,14 @@ var shWriters = sync.OnceValue(func() map[string]bool {
 		"gzip": true, "gunzip": true, "bzip2": true, "bunzip2": true, "xz": true, "unxz": true, "zstd": true,
 		"unzstd": true, "zip": true, "7z": true, "7za": true, "rename": true, "setfacl": true, "chattr": true,
 		"ed": true, "ex": true, "vi": true, "vim": true, "nvim": true, "emacs": true, "nano": true,
-		"wget": true, "scp": true, "sftp": true, "ssh": true, "cpio": true,
+		"wget": true, "scp": true, "sftp": true, "ssh": true, "cpio": true, "script": true, "sudoedit": true,
 	}
 })
 
 func (sc *shScan) writesByCommand(c *shCmd) bool {
+	if c.wrapperWrites() {
+		return true
+	}
 	t := c.effective()
 	if t.k < 0 {
 		return false
@@ -2364,6 +2367,39 @@ func (sc *shScan) writesByCommand(c *shCmd) bool {
 		return shAwkWrites(args)
 	case interp || shShells()[name] || name == "source" || name == ".":
 		return !shOnlyVersion(args)
+	}
+	return false
+}
+
+// wrapperWrites: a wrapper that writes a file of its own before running
+// the command: time -o FILE, strace/ltrace -o FILE, flock FILE (created),
+// sudo -e (sudoedit).
+func (c *shCmd) wrapperWrites() bool {
+	k := c.head()
+	for k >= 0 && k < len(c.words) {
+		name := c.name(k)
+		wr, ok := shWrappers()[name]
+		if !ok || !c.words[k].literal() {
+			return false
+		}
+		var repl string
+		next := c.skipWrapper(k+1, wr, name == "xargs", &repl)
+		opts := c.words[k+1 : min(next, len(c.words))]
+		switch name {
+		case "time", "strace", "ltrace":
+			for _, o := range opts {
+				if o.text == "--output" || strings.HasPrefix(o.text, "--output=") || len(o.text) > 1 && o.text[0] == '-' && o.text[1] != '-' && strings.IndexByte(o.text, 'o') > 0 {
+					return true
+				}
+			}
+		case "flock":
+			return true
+		case "sudo":
+			if shHasArg(opts, "--edit") || shHasOption(opts, 'e') {
+				return true
+			}
+		}
+		k = next
 	}
 	return false
 }

@@ -269,6 +269,15 @@ var planReads = []string{
 }
 
 var planWrites = []string{
+	// Wrappers that write a file of their own before running a read.
+	"time -o .orchestrator/tasks/MASTER_PLAN.md cat .orchestrator/tasks/MASTER_PLAN.md",
+	"time --output=.orchestrator/tasks/MASTER_PLAN.md true",
+	"strace -fo .orchestrator/tasks/MASTER_PLAN.md ls .orchestrator",
+	"ltrace -o .orchestrator/tasks/task-01.md ls",
+	"flock .orchestrator/tasks/new.md cat .orchestrator/tasks/MASTER_PLAN.md",
+	"sudo -e .orchestrator/tasks/MASTER_PLAN.md",
+	"sudoedit .orchestrator/tasks/MASTER_PLAN.md",
+	"script -q .orchestrator/tasks/MASTER_PLAN.md",
 	// a redirection to a file, or one the scan cannot resolve
 	"cat x > .orchestrator/state.json",
 	"echo x 2>.orchestrator/checkpoint.json",
