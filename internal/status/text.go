@@ -142,6 +142,10 @@ func Text(w io.Writer, r *Report, color bool) {
 					status = s.yellow("blocked")
 				}
 				fmt.Fprintf(w, "  %s Task %02d: %-40s %s\n", box, t.Number, clip(t.Title, 40), status)
+				if wf.State == "3" {
+					// Before the approval: what the gates will enforce, as read.
+					fmt.Fprintf(w, "        %s\n", s.dim(taskReading(t)))
+				}
 			}
 		}
 		if p.Awaiting != "" {
@@ -326,4 +330,22 @@ func writeProtection(w io.Writer, r *Report, s style) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// taskReading is what orch-hook read of a task's file: its dependencies,
+// files and UX/DX flag.
+func taskReading(t TaskInfo) string {
+	var parts []string
+	if len(t.DependsOn) > 0 {
+		deps := make([]string, len(t.DependsOn))
+		for i, d := range t.DependsOn {
+			deps[i] = fmt.Sprintf("Task %02d", d)
+		}
+		parts = append(parts, "after "+strings.Join(deps, ", "))
+	}
+	parts = append(parts, "files: "+strings.Join(t.Files, ", "))
+	if t.UXDX {
+		parts = append(parts, "UX/DX review")
+	}
+	return strings.Join(parts, " · ")
 }
