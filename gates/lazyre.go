@@ -26,3 +26,4 @@ func (l *lazyRE) FindAllString(s string, n int) []string { return l.get().FindAl
 func (l *lazyRE) FindAllStringSubmatch(s string, n int) [][]string {
 	return l.get().FindAllStringSubmatch(s, n)
 }
+func (l *lazyRE) ReplaceAllString(s, repl string) string { return l.get().ReplaceAllString(s, repl) }

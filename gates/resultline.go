@@ -192,11 +192,8 @@ func checkTail(tail string, opposite []string) string {
 			if parens > 1 || close < 0 {
 				return "it has more after the verdict than one parenthetical"
 			}
-			inner := tail[1:close]
-			for _, word := range strings.FieldsFunc(inner, func(r rune) bool { return !unicode.IsLetter(r) }) {
-				if contains(opposite, word) {
-					return "it names both verdicts"
-				}
+			if p := checkParenthetical(tail[1:close], opposite); p != "" {
+				return p
 			}
 			tail = tail[close+1:]
 		default:
@@ -206,6 +203,32 @@ func checkTail(tail string, opposite []string) string {
 				}
 			}
 			return "the verdict is followed by other text"
+		}
+	}
+	return ""
+}
+
+// reTestCount is a test count in a verdict's parenthetical: "12 passed",
+// "0 failed", "2 failing", "1 error".
+var reTestCount = lazyRegexp(`(?i)\b(\d+)\s+(?:tests?\s+)?(passed|passing|passes|pass|failed|failing|failures?|fails?|errors?|errored|skipped)\b`)
+
+// checkParenthetical reads the one parenthetical after a verdict: test
+// counts are fine ("12 passed, 0 failed" after PASS; "10 passed, 2
+// failed" after FAIL), but failures after PASS, or the opposite verdict
+// in words ("FAIL on rerun"), name both verdicts.
+func checkParenthetical(inner string, opposite []string) string {
+	passing := contains(opposite, "FAIL") // the verdict is PASS
+	for _, m := range reTestCount.FindAllStringSubmatch(inner, -1) {
+		word := strings.ToLower(m[2])
+		failed := strings.HasPrefix(word, "fail") || strings.HasPrefix(word, "error")
+		if passing && failed && strings.Trim(m[1], "0") != "" {
+			return "it names both verdicts"
+		}
+	}
+	inner = reTestCount.ReplaceAllString(inner, "")
+	for _, word := range strings.FieldsFunc(inner, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if contains(opposite, strings.ToUpper(word)) {
+			return "it names both verdicts"
 		}
 	}
 	return ""
