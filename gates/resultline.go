@@ -173,8 +173,20 @@ func readVerdict(value string) (verdict, problem string) {
 	if p := checkTail(s[end:], oppositeVerdict[verdict]); p != "" {
 		return "", p
 	}
+	// A mark that says the opposite ("PASS ❌", "✅ FAIL") names both.
+	for _, r := range value {
+		if verdict == "PASS" && strings.ContainsRune(crossMarks, r) || verdict == "FAIL" && strings.ContainsRune(checkMarks, r) {
+			return "", "it names both verdicts (the mark " + string(r) + " says the opposite)"
+		}
+	}
 	return verdict, ""
 }
+
+// Marks models put beside a verdict.
+const (
+	crossMarks = "❌✖✗✘🚫⛔🔴❎"
+	checkMarks = "✅✔✓☑🟢"
+)
 
 // checkTail accepts what may follow a verdict or a token: '.', '!', emoji,
 // bold or code marks, a heading's closing '#', and one parenthetical that does not name an opposite

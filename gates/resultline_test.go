@@ -54,6 +54,8 @@ func TestResultGrammar(t *testing.T) {
 		{"PHASE GATE STATUS: PASS | FAIL", "both verdicts"},
 		{"PHASE GATE STATUS: PASS (FAIL on rerun)", "both verdicts"},
 		{"PHASE GATE STATUS: PASS (fail on rerun)", "both verdicts"},
+		{"PHASE GATE STATUS: PASS ❌", "both verdicts"},
+		{"PHASE GATE STATUS: ✅ FAIL", "both verdicts"},
 		{"PHASE GATE STATUS: PASS (except 2 flaky tests fail)", "both verdicts"},
 		{"PHASE GATE STATUS: PASS (11 passed, 1 failed)", "both verdicts"},
 		{"PHASE GATE STATUS: FAIL (passed locally)", "both verdicts"},
