@@ -21,6 +21,9 @@ type PlanWrite struct {
 	ToolUseID string `json:"tool_use_id"`
 	File      string `json:"file"`
 	Hash      string `json:"hash"`
+	// Restore: the write puts the file back to its recorded content
+	// (allowed while the plan differs from what orch-hook recorded).
+	Restore bool `json:"restore,omitempty"`
 }
 
 // maxPlanWrites bounds the allowed writes waiting for their PostToolUse.
@@ -34,7 +37,7 @@ func hashContent(b []byte) string {
 
 // bindPlanWrite records, for an allowed write, the hash its file must have
 // at PostToolUse.
-func (w *Workflow) bindPlanWrite(c *Call, name, next string, o *Outcome) {
+func (w *Workflow) bindPlanWrite(c *Call, name, next string, restore bool, o *Outcome) {
 	kept := w.PlanWrites[:0]
 	for _, pw := range w.PlanWrites {
 		if pw.ToolUseID != c.ToolUseID {
@@ -46,14 +49,14 @@ func (w *Workflow) bindPlanWrite(c *Call, name, next string, o *Outcome) {
 	if len(kept) >= maxPlanWrites {
 		kept = append(kept[:0], kept[len(kept)-maxPlanWrites+1:]...)
 	}
-	w.PlanWrites = append(kept, PlanWrite{ToolUseID: c.ToolUseID, File: name, Hash: hashContent([]byte(next))})
+	w.PlanWrites = append(kept, PlanWrite{ToolUseID: c.ToolUseID, File: name, Hash: hashContent([]byte(next)), Restore: restore})
 	o.Changed = true
 }
 
 // settlePlanWrite: at PostToolUse the written file must hash as its
 // PreToolUse said; then (and only then) that file's recorded hash moves.
-// It reports whether the write matched.
-func (w *Workflow) settlePlanWrite(c *Call, name string, env *Env) (bool, bool) {
+// It returns the write, whether there was one, and whether it matched.
+func (w *Workflow) settlePlanWrite(c *Call, name string, env *Env) (PlanWrite, bool, bool) {
 	for i, pw := range w.PlanWrites {
 		if pw.ToolUseID != c.ToolUseID || pw.File != name {
 			continue
@@ -61,15 +64,15 @@ func (w *Workflow) settlePlanWrite(c *Call, name string, env *Env) (bool, bool) 
 		w.PlanWrites = append(w.PlanWrites[:i:i], w.PlanWrites[i+1:]...)
 		got, ok := env.files()[name]
 		if !ok || hashContent(got) != pw.Hash {
-			return true, false
+			return pw, true, false
 		}
 		if w.PlanHashes == nil {
 			w.PlanHashes = map[string]string{}
 		}
 		w.PlanHashes[name] = pw.Hash
-		return true, true
+		return pw, true, true
 	}
-	return false, false
+	return PlanWrite{}, false, false
 }
 
 // checkTicks: a plan may tick only tasks orch-hook saw done.

@@ -80,8 +80,13 @@ type Env struct {
 	// use (most events never need them).
 	Files     PlanFiles
 	LoadFiles func() (PlanFiles, error)
-	Now       time.Time
-	StopCap   int
+	// Recorded reads orch-hook's copy of a plan file as it recorded it
+	// (false: none kept; nil: none at all). It is read only to show a
+	// refusal's diff, and is not trusted: a copy counts only when it
+	// hashes to the recorded hash.
+	Recorded func(name string) ([]byte, bool)
+	Now      time.Time
+	StopCap  int
 
 	loadErr  error
 	parsed   *Plan
@@ -855,29 +860,16 @@ func (w *Workflow) takeAppendedPhase(env *Env, o *Outcome) string {
 }
 
 // tampered blocks progress while the plan files differ from what orch-hook
-// last allowed.
+// last allowed (see repair.go for the way back).
 func (w *Workflow) tampered(env *Env) (Outcome, bool) {
-	if w.PlanHashes == nil || w.Current == S2 {
-		return Outcome{}, false
+	changed, o := w.planDrift(env)
+	if o != nil {
+		return *o, true
 	}
-	files := env.files()
-	if env.loadErr != nil {
-		reason := w.reason(0, fmt.Sprintf("cannot read %s (%v), so the plan cannot be checked; fix the directory's permissions.", TasksDir, env.loadErr))
-		o := Outcome{Verdict: Deny, Reason: reason}
-		o.log(Record{Type: RecDeny, Reason: reason, Phase: w.Phase})
-		return o, true
-	}
-	if files == nil {
-		return Outcome{}, false
-	}
-	changed := ChangedFiles(w.PlanHashes, HashPlanFiles(files))
 	if len(changed) == 0 {
 		return Outcome{}, false
 	}
-	reason := w.reason(0, fmt.Sprintf("the plan changed outside orch-hook (not through an allowed Write/Edit): %s under %s. Progress is blocked until the change is reverted (restore the files, e.g. with git or by undoing the edit).", strings.Join(changed, ", "), TasksDir))
-	o := Outcome{Verdict: Deny, Reason: reason}
-	o.log(Record{Type: RecDeny, Reason: reason, Phase: w.Phase})
-	return o, true
+	return w.driftRefusal(env, changed, nil, ""), true
 }
 
 // unsandboxedWhat refuses a Bash call that asks to leave Claude Code's

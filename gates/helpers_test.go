@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"sort"
@@ -214,15 +215,18 @@ func stopCall(running ...string) *Call {
 // harness is a workflow, the project's tasks directory, and ids, driven
 // through Decide one hook call at a time (as package hooks does).
 type harness struct {
-	t       *testing.T
-	w       *Workflow
-	plan    []phase   // what the task-planner writes in step 2
-	files   PlanFiles // the tasks directory as it is now
-	session string
-	stopCap int
-	fg      bool // launch agents in the foreground
-	seq     int
-	now     time.Time
+	t     *testing.T
+	w     *Workflow
+	plan  []phase   // what the task-planner writes in step 2
+	files PlanFiles // the tasks directory as it is now
+	// recorded are orch-hook's copies of the plan as it recorded it, kept
+	// as package hooks keeps them (RecordedCopies after each decision).
+	recorded PlanFiles
+	session  string
+	stopCap  int
+	fg       bool // launch agents in the foreground
+	seq      int
+	now      time.Time
 }
 
 func newHarness(t *testing.T, plan ...phase) *harness {
@@ -231,12 +235,13 @@ func newHarness(t *testing.T, plan ...phase) *harness {
 		plan = twoPhases(false)
 	}
 	return &harness{
-		t:       t,
-		w:       NewWorkflow("Add a login page", ownerSession),
-		plan:    plan,
-		files:   PlanFiles{},
-		session: ownerSession,
-		now:     time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
+		t:        t,
+		w:        NewWorkflow("Add a login page", ownerSession),
+		plan:     plan,
+		files:    PlanFiles{},
+		recorded: PlanFiles{},
+		session:  ownerSession,
+		now:      time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC),
 	}
 }
 
@@ -248,7 +253,10 @@ func driveTo(t *testing.T, target string, plan ...phase) *harness {
 }
 
 func (h *harness) env() *Env {
-	return &Env{Root: testRoot, Files: h.files, Now: h.now, StopCap: h.stopCap}
+	return &Env{Root: testRoot, Files: h.files, Now: h.now, StopCap: h.stopCap, Recorded: func(name string) ([]byte, bool) {
+		b, ok := h.recorded[name]
+		return b, ok
+	}}
 }
 
 func (h *harness) next() int { h.seq++; return h.seq }
@@ -261,7 +269,16 @@ func (h *harness) do(c *Call) Outcome {
 		c.Session = h.session
 	}
 	h.now = h.now.Add(time.Second)
-	o := Decide(h.w, c, h.env())
+	before := maps.Clone(h.w.PlanHashes)
+	env := h.env()
+	o := Decide(h.w, c, env)
+	keep, drop := RecordedCopies(before, h.w.PlanHashes, env.Files)
+	for name, b := range keep {
+		h.recorded[name] = append([]byte(nil), b...)
+	}
+	for _, name := range drop {
+		delete(h.recorded, name)
+	}
 	for rel, content := range o.Files {
 		if dir, name := path.Split(rel); strings.TrimSuffix(dir, "/") == TasksDir {
 			h.files[name] = []byte(content)

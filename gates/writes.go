@@ -133,7 +133,7 @@ func (w *Workflow) prePlanWrite(c *Call, env *Env, name string) Outcome {
 	if o.Verdict == Allow && c.Write != nil {
 		current, exists := env.files()[name]
 		if next, err := applyWrite(string(current), exists, c.Write); err == "" {
-			w.bindPlanWrite(c, name, next, &o)
+			w.bindPlanWrite(c, name, next, w.restores(env, name, next), &o)
 		}
 	}
 	return o
@@ -149,11 +149,22 @@ func (w *Workflow) planWriteRule(c *Call, env *Env, name string) Outcome {
 	if c.Write == nil || c.Write.Notebook {
 		return w.deny(0, fmt.Sprintf("%s may only be changed with Write or Edit.", name))
 	}
-	if o, bad := w.tampered(env); bad {
-		return o
-	}
 	current, exists := env.files()[name]
 	next, err := applyWrite(string(current), exists, c.Write)
+	changed, o := w.planDrift(env)
+	if o != nil {
+		return *o
+	}
+	if len(changed) > 0 {
+		// While the plan differs from what orch-hook recorded, the only
+		// write allowed is one that puts a file back to its recorded
+		// content, whoever makes it: that content is what orch-hook
+		// allowed, so it opens no way past a rule.
+		if err == "" && w.restores(env, name, next) {
+			return Outcome{}
+		}
+		return w.driftRefusal(env, changed, c, name)
+	}
 	if err != "" {
 		return w.deny(0, fmt.Sprintf("%s: %s", name, err))
 	}
@@ -314,7 +325,7 @@ func (w *Workflow) postWrite(c *Call, env *Env) Outcome {
 		return Outcome{}
 	}
 	name, _ := underRest(rel, TasksDir)
-	found, matched := w.settlePlanWrite(c, name, env)
+	pw, found, matched := w.settlePlanWrite(c, name, env)
 	if !found {
 		return Outcome{}
 	}
@@ -323,8 +334,16 @@ func (w *Workflow) postWrite(c *Call, env *Env) Outcome {
 		o.log(Record{Type: RecUpdate, Reason: fmt.Sprintf("%s does not hold what the allowed write produces: changed outside orch-hook (or the tool applied the write differently); progress waits until it is reverted or the user types /orch-hook:resolve accept-plan", name), ToolUseID: c.ToolUseID})
 		return o
 	}
+	if pw.Restore {
+		o.Context = w.restoredContext(env, name)
+		o.log(Record{Type: RecUpdate, Reason: fmt.Sprintf("%s written back to the content orch-hook recorded", name), ToolUseID: c.ToolUseID})
+	}
 	if w.Current == S4c {
+		restored := o.Context
 		w.advance4c(env, &o)
+		if restored != "" && o.Context != restored {
+			o.Context = restored + "\n" + o.Context
+		}
 	}
 	return o
 }

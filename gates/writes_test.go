@@ -200,17 +200,22 @@ func TestPlanBookkeepingAfterTicks(t *testing.T) {
 }
 
 func TestPlanTampering(t *testing.T) {
+	const (
+		recorded = "Progress is blocked until every file is back to the content orch-hook recorded. To repair: Write the file back with exactly its recorded content (shown in the diff)"
+		removed  = "Progress is blocked until it is removed."
+	)
 	cases := []struct {
 		name   string
 		tamper func(f PlanFiles)
 		files  string
+		then   string
 	}{
-		{"ticking another phase through Bash", func(f PlanFiles) { f[MasterPlan] = []byte(tickText(string(f[MasterPlan]), 4)) }, "MASTER_PLAN.md"},
+		{"ticking another phase through Bash", func(f PlanFiles) { f[MasterPlan] = []byte(tickText(string(f[MasterPlan]), 4)) }, "MASTER_PLAN.md", recorded},
 		{"editing a UX/DX flag through Bash", func(f PlanFiles) {
 			f[taskFileName(4)] = []byte(strings.Replace(string(f[taskFileName(4)]), "false", "true", 1))
-		}, "task-04-step.md"},
-		{"a new file", func(f PlanFiles) { f["task-09-extra.md"] = []byte("# Task 09") }, "task-09-extra.md"},
-		{"a deleted file", func(f PlanFiles) { delete(f, taskFileName(5)) }, "task-05-step.md"},
+		}, "task-04-step.md", recorded},
+		{"a new file", func(f PlanFiles) { f["task-09-extra.md"] = []byte("# Task 09") }, "task-09-extra.md", removed},
+		{"a deleted file", func(f PlanFiles) { delete(f, taskFileName(5)) }, "task-05-step.md", recorded},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -218,7 +223,7 @@ func TestPlanTampering(t *testing.T) {
 			saved := copyFiles(h.files)
 			tc.tamper(h.files)
 			o := h.start(Implementer, implPrompt(1)).launch
-			wantDeny(t, o, 0, "the plan changed outside orch-hook (not through an allowed Write/Edit): "+tc.files+" under .orchestrator/tasks. Progress is blocked until the change is reverted")
+			wantDeny(t, o, 0, "the plan changed outside orch-hook (not through an allowed Write/Edit): "+tc.files+" under .orchestrator/tasks. "+tc.then)
 			if len(h.w.InFlight()) != 0 {
 				t.Fatal("a launch went through")
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -282,7 +283,7 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		return files, filesErr
 	}
 	genv := func() *gates.Env {
-		return &gates.Env{Root: state.ResolvedRoot(store.Root), LoadFiles: load, Now: env.now(), StopCap: env.StopCap}
+		return &gates.Env{Root: state.ResolvedRoot(store.Root), LoadFiles: load, Recorded: store.ReadRecorded, Now: env.now(), StopCap: env.StopCap}
 	}
 	w, err := LoadWorkflow(cp)
 	if err != nil {
@@ -301,7 +302,9 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		if err != nil {
 			return nil, err
 		}
-		out = gates.Decide(w, call, genv())
+		before := maps.Clone(w.PlanHashes)
+		ge := genv()
+		out = gates.Decide(w, call, ge)
 		events := toEvents(out.Records, call, w)
 		if !out.Changed {
 			return events, state.ErrNoChange
@@ -309,6 +312,7 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		if err := writeEffects(store, w, &out, events); err != nil {
 			return nil, err
 		}
+		events = keepRecorded(store, before, w, ge, call, events)
 		oldTable := cp.StateMachine.TableVersion
 		if err := saveWorkflow(cp, w); err != nil {
 			return nil, err
@@ -330,6 +334,28 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		return startWorkflow(env, store, out, call), nil
 	}
 	return decisionOf(out), nil
+}
+
+// keepRecorded updates orch-hook's copies of the plan files whose recorded
+// hash the decision moved (only then: most calls record none). The copies
+// are a convenience, for the refusal's diff and `orch-hook repair --plan`:
+// one that cannot be written is logged, not fatal.
+func keepRecorded(store *state.Store, before map[string]string, w *gates.Workflow, ge *gates.Env, call *gates.Call, events []state.Event) []state.Event {
+	keep, drop := gates.RecordedCopies(before, w.PlanHashes, ge.Files)
+	if len(keep) == 0 && len(drop) == 0 {
+		return events
+	}
+	if err := store.SaveRecorded(keep, drop); err != nil {
+		ev := state.Event{Type: state.EventError, Reason: "could not keep the copy of the plan as recorded (a change to it will be refused without a diff): " + oneLine(err.Error())}
+		fillEvent(&ev, call)
+		// First: the last event carries the checkpoint.
+		if len(events) == 0 {
+			events = []state.Event{{Type: state.EventUpdate, Reason: "workflow record updated"}}
+			fillEvent(&events[0], call)
+		}
+		events = append([]state.Event{ev}, events...)
+	}
+	return events
 }
 
 func decisionOf(o gates.Outcome) Decision {

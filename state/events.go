@@ -24,7 +24,7 @@ const (
 	EventUserDecision = "user_decision"  // the user approved, resolved, aborted, ...
 	EventError        = "error"          // something went wrong and was let through
 	EventMigrate      = "migrate"        // a v1.3 checkpoint was rewritten as v2.0
-	EventRepair       = "repair"         // the snapshot was rebuilt from the log
+	EventRepair       = "repair"         // the user repaired the state (the snapshot rebuilt or restored) or the plan (orch-hook repair)
 	EventRecover      = "recover"        // the log's tail was repaired after a crash
 	EventAccept       = "accept_state"   // the user accepted a state changed outside orch-hook
 )

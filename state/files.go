@@ -24,8 +24,14 @@ const (
 // directory, fsync, close, rename, fsync of the directory. The rename is the
 // commit point (as in Go's renameio). O_EXCL never follows a symlink.
 func writeFileAtomic(path string, data []byte) error {
+	return writeFileAtomicVia(filepath.Dir(path), path, data)
+}
+
+// writeFileAtomicVia is writeFileAtomic with the temp file in tmpDir (on
+// the same file system), where removeStaleTemps finds a killed writer's.
+func writeFileAtomicVia(tmpDir, path string, data []byte) error {
 	dir := filepath.Dir(path)
-	tmp := filepath.Join(dir, tempPrefix+randomHex(6))
+	tmp := filepath.Join(tmpDir, tempPrefix+randomHex(6))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, fileMode)
 	if err != nil {
 		return err

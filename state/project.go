@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -48,11 +49,63 @@ func ReadDirFiles(root, rel string) (map[string][]byte, error) {
 		}
 		if len(b) > maxPlanFileSize {
 			fi, _ := e.Info()
-			b = []byte(fmt.Sprintf("(file too large to read: %d bytes)", fi.Size()))
+			b = tooLargeText(fi.Size())
 		}
 		out[e.Name()] = b
 	}
 	return out, nil
+}
+
+// tooLargeText stands in for a plan file too large to read.
+func tooLargeText(size int64) []byte {
+	return []byte(fmt.Sprintf("(file too large to read: %d bytes)", size))
+}
+
+// isTooLargeText reports whether b is tooLargeText's stand-in.
+func isTooLargeText(b []byte) bool {
+	var n int64
+	_, err := fmt.Sscanf(string(b), "(file too large to read: %d bytes)", &n)
+	return err == nil && len(b) < 64 && bytes.Equal(b, tooLargeText(n))
+}
+
+// WritePlanFile atomically writes name, a plain file name, into the
+// directory rel (relative to root, which it must resolve inside), with
+// mode 0644: the user's `orch-hook repair --plan` putting a plan file
+// back. A symlink in name's place is replaced, not followed.
+func WritePlanFile(root, rel, name string, content []byte) error {
+	if !plainName(name) {
+		return fmt.Errorf("%q is not a plain file name", name)
+	}
+	dir, inside := Confine(root, filepath.Join(root, rel))
+	if !inside {
+		return fmt.Errorf("%s is outside the project %s", rel, root)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
+		return err
+	}
+	return syncDir(dir)
 }
 
 // WriteProjectFile atomically writes rel (inside root) with content,

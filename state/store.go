@@ -437,7 +437,8 @@ func (s *Store) Create(cp *Checkpoint, events ...Event) error {
 	return s.commitLocked(&Checkpoint{}, cp, events)
 }
 
-// archiveLocked moves a finished workflow's snapshot and log aside.
+// archiveLocked moves a finished workflow's snapshot, log and recorded
+// plan copies aside.
 func (s *Store) archiveLocked(old *Checkpoint) error {
 	dest := filepath.Join(s.ArchiveDir(), old.Lineage)
 	if err := ensureDir(s.ArchiveDir()); err != nil {
@@ -446,7 +447,7 @@ func (s *Store) archiveLocked(old *Checkpoint) error {
 	if err := ensureDir(dest); err != nil {
 		return err
 	}
-	for _, name := range []string{"checkpoint.json", "events.jsonl"} {
+	for _, name := range []string{"checkpoint.json", "events.jsonl", recordedName} {
 		err := os.Rename(filepath.Join(s.Dir, name), filepath.Join(dest, name))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("archiving %s: %w", name, err)
