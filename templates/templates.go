@@ -84,6 +84,12 @@ var lines = map[string]string{
 	"impl-blocked":  gates.LineImplBlocked,
 	"analysis":      gates.LineAnalysis,
 	"extraction":    gates.LineExtraction,
+	// The task lists: a quality-gate FAIL names the failing tasks;
+	// FAILURE_ANALYSIS names the tasks to fix when the gate named none.
+	// gates exports no constant for FIX TASKS (keyFixTasks is private):
+	// TestResultExamplesRead checks that the binary reads this spelling.
+	"failing-tasks": gates.LineFailingTasks,
+	"fix-tasks":     "FIX TASKS:",
 	// The coordinate workflow.
 	"report-created":      gates.LineReportCreated,
 	"plan-created":        gates.LinePlanCreated,
@@ -106,6 +112,13 @@ func (t Target) MaxRounds() int { return gates.MaxRounds }
 
 // MaxDiscovery is the discovery limit the texts quote.
 func (t Target) MaxDiscovery() int { return gates.MaxDiscovery }
+
+// MaxFixIterations is how many 4b failures of a phase escalate.
+func (t Target) MaxFixIterations() int { return gates.MaxFixIterations }
+
+// MaxBlocked is how many IMPLEMENTATION STATUS: BLOCKED results make a task
+// count as returned (the first, then MaxBlockedRetry relaunches).
+func (t Target) MaxBlocked() int { return gates.MaxBlockedRetry + 1 }
 
 // MaxDebugRetries is the coordinate workflow's debug -> test retry limit.
 func (t Target) MaxDebugRetries() int { return gates.MaxDebugRetries }

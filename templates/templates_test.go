@@ -7,8 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+	"unicode"
 
 	"github.com/orch-hook/orch-hook/gates"
 )
@@ -125,31 +128,6 @@ func TestAgents(t *testing.T) {
 			t.Errorf("%s: a workflow agent must not launch agents", a.path)
 		}
 	})
-}
-
-// TestResultLinesOwed: every result line a job owes appears in the agent
-// that does the job, alone on its line.
-func TestResultLinesOwed(t *testing.T) {
-	files, err := Render(Plugin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	owner := map[string]string{
-		gates.JobClarify: gates.Analyst, gates.JobGate: gates.Quality, gates.JobFinal: gates.Quality,
-		gates.JobUXDX: gates.UXDX, gates.JobImplement: gates.Implementer, gates.JobFix: gates.Implementer,
-		gates.JobAnalysis: gates.Planner, gates.JobExtraction: gates.Planner,
-	}
-	for job, agent := range owner {
-		doc := "\n" + string(files["agents/"+agent+".md"]) + "\n"
-		for _, line := range gates.OwedLines(job) {
-			if !strings.Contains(doc, "\n"+line+"\n") {
-				t.Errorf("agents/%s.md does not teach the line %q that %s owes", agent, line, job)
-			}
-		}
-	}
-	if !strings.Contains(string(files["agents/code-quality.md"]), gates.LineFailingTasks) {
-		t.Errorf("code-quality does not teach %q", gates.LineFailingTasks)
-	}
 }
 
 // TestCommands: the commands the workflow refers to exist; the user's
@@ -299,43 +277,6 @@ func TestCoordAgents(t *testing.T) {
 	})
 }
 
-// TestCoordResultLinesOwed: every result line the coordinate engine expects
-// appears in the agent that owes it, alone on its line.
-func TestCoordResultLinesOwed(t *testing.T) {
-	files, err := Render(Plugin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	report := gates.LineReportCreated + " <absolute path>"
-	owed := map[string][]string{
-		gates.ResearchSpecialist: {report},
-		gates.DebugAnalyst:       {report},
-		gates.DocWriter:          {report},
-		gates.PlanArchitect:      {gates.LinePlanCreated + " <absolute path>"},
-		gates.ImplementationExec: {gates.LineImplComplete, gates.LineImplBlocked},
-		gates.TestSpecialist:     {gates.LineTestsPass, gates.LineTestsFail},
-		gates.ResearchSupervisor: {gates.LineSupervisorComplete + " {"},
-		gates.ImplSupervisor:     {gates.LineSupervisorComplete + " {"},
-		gates.TestSupervisor:     {gates.LineSupervisorComplete + " {"},
-	}
-	for _, agent := range gates.CoordAgents {
-		lines, ok := owed[agent]
-		if !ok {
-			t.Errorf("no result line is known for the coordinate agent %s: add it here", agent)
-			continue
-		}
-		doc := "\n" + string(files["agents/"+agent+".md"]) + "\n"
-		for _, line := range lines {
-			if !strings.Contains(doc, "\n"+line+"\n") {
-				t.Errorf("agents/%s.md does not teach the line %q alone on its line", agent, line)
-			}
-		}
-		if _, supervisor := coordSupervisors[agent]; supervisor && !strings.Contains(doc, "\n"+gates.LineSupervisorFailed+" {") {
-			t.Errorf("agents/%s.md does not teach %s", agent, gates.LineSupervisorFailed)
-		}
-	}
-}
-
 // TestSupervisorExamples: the SUPERVISOR_COMPLETE example each supervisor
 // is taught parses, uses only fields of gates.SupervisorResult, and keeps
 // the aggregation rules orch-hook checks; its SUPERVISOR_FAILED example
@@ -469,5 +410,409 @@ func TestCoordinateCommand(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// owedLine is a result line as an agent's definition must teach it: the
+// exact line, or (value set) the key with its separator followed by a
+// value the example fills in (a path, task numbers, a JSON object).
+type owedLine struct {
+	line  string
+	value *regexp.Regexp
+}
+
+var (
+	taskListValue = regexp.MustCompile(`^(\d{2}(, \d{2})*|none)$`)
+	pathValue     = regexp.MustCompile(`^<absolute path>$`)
+	jsonValue     = regexp.MustCompile(`^\{`)
+)
+
+// agentJobs are the orchestrate workflow's jobs, by the agent that does
+// them (gates.jobFor): every job of gates/workflow.go but read-only and
+// unsupported.
+var agentJobs = map[string][]string{
+	gates.Analyst:     {gates.JobClarify},
+	gates.Researcher:  {gates.JobDiscovery},
+	gates.Explorer:    {gates.JobDiscovery},
+	gates.Planner:     {gates.JobPlan, gates.JobPhase, gates.JobAnalysis, gates.JobExtraction},
+	gates.Implementer: {gates.JobImplement, gates.JobFix},
+	gates.Quality:     {gates.JobGate, gates.JobFinal},
+	gates.UXDX:        {gates.JobUXDX},
+}
+
+// owedByAgent is what each agent of both workflows ends with: the lines
+// gates.OwedLines gives its jobs (plus the task lists a gate FAIL and
+// FAILURE_ANALYSIS add), and the coordinate workflow's markers.
+func owedByAgent(t *testing.T) map[string][]owedLine {
+	t.Helper()
+	out := map[string][]owedLine{}
+	add := func(agent string, o owedLine) {
+		for _, have := range out[agent] {
+			if have.line == o.line {
+				return
+			}
+		}
+		out[agent] = append(out[agent], o)
+	}
+	for agent, jobs := range agentJobs {
+		out[agent] = nil
+		for _, job := range jobs {
+			for _, l := range gates.OwedLines(job) {
+				add(agent, owedLine{line: l})
+			}
+		}
+	}
+	add(gates.Quality, owedLine{gates.LineFailingTasks, taskListValue})
+	add(gates.Planner, owedLine{lines["fix-tasks"], taskListValue})
+	for _, agent := range []string{gates.ResearchSpecialist, gates.DebugAnalyst, gates.DocWriter} {
+		add(agent, owedLine{gates.LineReportCreated, pathValue})
+	}
+	add(gates.PlanArchitect, owedLine{gates.LinePlanCreated, pathValue})
+	add(gates.ImplementationExec, owedLine{line: gates.LineImplComplete})
+	add(gates.ImplementationExec, owedLine{line: gates.LineImplBlocked})
+	add(gates.TestSpecialist, owedLine{line: gates.LineTestsPass})
+	add(gates.TestSpecialist, owedLine{line: gates.LineTestsFail})
+	for agent := range coordSupervisors {
+		add(agent, owedLine{gates.LineSupervisorComplete, jsonValue})
+		add(agent, owedLine{gates.LineSupervisorFailed, jsonValue})
+	}
+	for _, agent := range append(append([]string(nil), gates.WorkflowAgents...), gates.CoordAgents...) {
+		if _, ok := out[agent]; !ok {
+			t.Errorf("the agent %s has no entry in owedByAgent: add what it ends with", agent)
+		}
+	}
+	return out
+}
+
+var numberedRe = regexp.MustCompile(`^\d{1,3}[.)]\s+`)
+
+// lineKey reads s as the result-line grammar does (gates/resultline.go):
+// leading decoration skipped, a key of letters and digits joined by
+// spaces, '_', '-' or '/' (canonical: upper case, one space), sep when ':'
+// or '=' follows, rest after it.
+func lineKey(s string) (key string, sep bool, rest string) {
+	s = strings.TrimLeft(strings.TrimSpace(s), ">-+*#_` \t")
+	if m := numberedRe.FindString(s); m != "" {
+		s = s[len(m):]
+	}
+	end, letters := 0, 0
+	for end < len(s) {
+		c := s[end]
+		switch {
+		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+			letters++
+		case c >= '0' && c <= '9' && letters > 0:
+		case c == ' ' || c == '\t' || c == '_' || c == '-' || c == '/' || c == '*' || c == '`':
+		default:
+			goto done
+		}
+		end++
+	}
+done:
+	if letters == 0 {
+		return "", false, ""
+	}
+	key = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		switch r {
+		case '_', '-', '/':
+			return ' '
+		case '*', '`':
+			return -1
+		}
+		return unicode.ToUpper(r)
+	}, s[:end])), " ")
+	rest = s[end:]
+	if strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "=") {
+		sep, rest = true, rest[1:]
+	}
+	return key, sep, strings.TrimSpace(rest)
+}
+
+func ownKey(o owedLine) string {
+	k, _, _ := lineKey(o.line)
+	return k
+}
+
+// mention is a place in a text that shows a line the model might write:
+// a line of a fenced block, a code span, or a prose line.
+type mention struct {
+	text    string
+	prose   bool
+	line    int // 1-based, in the body
+	section string
+}
+
+// mentions lists the fenced lines, code spans and prose lines of body,
+// each with the "## " section it is in ("" before the first).
+func mentions(body string) []mention {
+	var out []mention
+	fence, section := false, ""
+	for i, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+			continue
+		}
+		if fence {
+			out = append(out, mention{strings.TrimSpace(line), false, i + 1, section})
+			continue
+		}
+		if strings.HasPrefix(line, "## ") {
+			section = strings.TrimPrefix(line, "## ")
+		}
+		for _, m := range spanRe.FindAllString(line, -1) {
+			out = append(out, mention{strings.TrimSpace(strings.Trim(m, "`")), false, i + 1, section})
+		}
+		out = append(out, mention{strings.TrimSpace(line), true, i + 1, section})
+	}
+	return out
+}
+
+// hit reports whether m shows a result line of one of the keys: in a
+// fence or code span when it reads as the key (or, in capitals, the key
+// run into a value); in prose only with its separator, or alone.
+func hit(m mention, owed []owedLine) bool {
+	text := m.text
+	if m.prose {
+		text = spanRe.ReplaceAllString(text, "``")
+	}
+	key, sep, rest := lineKey(text)
+	for _, o := range owed {
+		k := ownKey(o)
+		switch {
+		case key == k && (!m.prose || sep || strings.Trim(rest, ".!* ") == ""):
+			return true
+		case m.prose && keyWithSep(k).MatchString(text):
+			// "..., then PHASE GATE STATUS: PASS if all pass."
+			return true
+		case !m.prose && !sep && strings.HasPrefix(key, k+" ") && strings.ToUpper(m.text) == m.text:
+			// "PHASE GATE STATUS PASS"; not a JSON field (tests_failed).
+			return true
+		}
+	}
+	return false
+}
+
+var spanRe = regexp.MustCompile("`[^`]+`")
+
+// keyWithSep finds a key, in any spelling, followed by ':' or '=' anywhere
+// in a line.
+func keyWithSep(key string) *regexp.Regexp {
+	words := strings.Fields(key)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile(`(?i)\b` + strings.Join(words, `[ _/*-]+`) + `\**\s*[:=]`)
+}
+
+// matches returns the owed line m spells exactly (nil: none).
+func matches(m mention, owed []owedLine) *owedLine {
+	for i, o := range owed {
+		if o.value == nil && m.text == o.line {
+			return &owed[i]
+		}
+		if v, ok := strings.CutPrefix(m.text, o.line+" "); ok && o.value != nil && o.value.MatchString(v) {
+			return &owed[i]
+		}
+	}
+	return nil
+}
+
+// body is a rendered file without its frontmatter: what the model reads
+// as the agent's instructions.
+func body(doc string) string {
+	if rest, ok := strings.CutPrefix(doc, "---\n"); ok {
+		if i := strings.Index(rest, "\n---\n"); i >= 0 {
+			return rest[i+5:]
+		}
+	}
+	return doc
+}
+
+// TestResultLinesOnceAtTheEnd: every agent that owes a result line states
+// its line(s) once, in its last section ("## Result ..."), exactly as the
+// gates expect them (gates.OwedLines, the coordinate markers), every
+// alternative there; no other line of the body shows one of its keys, in
+// any spelling. An agent that owes none has no such section. Commands
+// spell every result line they mention as the gates do.
+func TestResultLinesOnceAtTheEnd(t *testing.T) {
+	files, err := Render(Plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byAgent := owedByAgent(t)
+	var all []owedLine
+	for agent, owed := range byAgent {
+		path := "agents/" + agent + ".md"
+		doc, ok := files[path]
+		if !ok {
+			t.Errorf("%s is not rendered", path)
+			continue
+		}
+		ms := mentions(body(string(doc)))
+		last := ""
+		if len(ms) > 0 {
+			last = ms[len(ms)-1].section
+		}
+		if len(owed) == 0 {
+			if strings.HasPrefix(last, "Result") {
+				t.Errorf("%s owes no result line but ends with a %q section", path, last)
+			}
+			continue
+		}
+		all = append(all, owed...)
+		if !strings.HasPrefix(last, "Result") {
+			t.Errorf("%s does not end with a \"## Result line\" section stating %s", path, owedList(owed))
+		}
+		seen := map[string]int{}
+		for _, m := range ms {
+			if !hit(m, owed) {
+				continue
+			}
+			if m.section != last {
+				t.Errorf("%s line %d states a result line outside its last section (%q): %q; state each line once, at the end", path, m.line, last, m.text)
+				continue
+			}
+			o := matches(m, owed)
+			if o == nil {
+				if !m.prose {
+					t.Errorf("%s line %d: %q is not spelled as the gates expect: %s", path, m.line, m.text, owedList(owed))
+				} else {
+					t.Errorf("%s line %d: the prose line %q reads as a result line", path, m.line, m.text)
+				}
+				continue
+			}
+			seen[o.line]++
+		}
+		for _, o := range owed {
+			switch n := seen[o.line]; {
+			case n == 0:
+				t.Errorf("%s: its last section does not give the line %q", path, example(o))
+			case n > 1 && o.value == nil:
+				t.Errorf("%s: its last section gives %q %d times; once is enough", path, o.line, n)
+			}
+		}
+	}
+	// Commands may name any agent's line (the orchestrator's tables), as
+	// long as it is spelled as the gates read it.
+	for i, o := range all {
+		if o.value != nil {
+			all[i].value = regexp.MustCompile(o.value.String() + `|^(NN, NN|\{json\})$`)
+		}
+	}
+	for path, doc := range files {
+		if !strings.HasPrefix(path, "commands/") {
+			continue
+		}
+		for _, m := range mentions(body(string(doc))) {
+			if hit(m, all) && !m.prose && matches(m, all) == nil {
+				t.Errorf("%s line %d: %q is not a result line as the gates spell it", path, m.line, m.text)
+			}
+		}
+	}
+}
+
+func example(o owedLine) string {
+	if o.value == nil {
+		return o.line
+	}
+	return o.line + " ..."
+}
+
+func owedList(owed []owedLine) string {
+	var s []string
+	for _, o := range owed {
+		s = append(s, "`"+example(o)+"`")
+	}
+	return strings.Join(s, ", ")
+}
+
+// lastSectionMentions are the fenced lines and code spans of an agent's
+// last section that state one of its result lines.
+func lastSectionMentions(t *testing.T, agent string) []string {
+	t.Helper()
+	files, err := Render(Plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := mentions(body(string(files["agents/"+agent+".md"])))
+	owed := owedByAgent(t)[agent]
+	var out []string
+	for _, m := range ms {
+		if m.section == ms[len(ms)-1].section && !m.prose && matches(m, owed) != nil {
+			out = append(out, m.text)
+		}
+	}
+	return out
+}
+
+// TestResultExamplesRead: the lines the agents are taught, as rendered,
+// are read by the gates as the result they stand for, the task lists
+// included (FIX TASKS through a FAILURE_ANALYSIS completion in F1, since
+// gates exports no constant for it).
+func TestResultExamplesRead(t *testing.T) {
+	for agent, jobs := range agentJobs {
+		for _, job := range jobs {
+			owed := gates.OwedLines(job)
+			for _, line := range lastSectionMentions(t, agent) {
+				k, _, _ := lineKey(line)
+				for _, form := range owed {
+					if fk, _, _ := lineKey(form); fk == k {
+						if got := gates.FindResult("Report.\n"+line, owed); got != line {
+							t.Errorf("%s (%s): the taught line %q reads as %q", agent, job, line, got)
+						}
+					}
+				}
+			}
+		}
+	}
+	failing := 0
+	for _, line := range lastSectionMentions(t, gates.Quality) {
+		if strings.HasPrefix(line, gates.LineFailingTasks) && !strings.HasSuffix(line, "none") {
+			failing++
+			if got := gates.FailingTasks(gates.LineGateFail + "\n" + line); len(got) == 0 {
+				t.Errorf("code-quality's example %q names no failing task for the gates", line)
+			}
+		}
+	}
+	if failing == 0 {
+		t.Errorf("code-quality is not shown a %s line naming tasks", gates.LineFailingTasks)
+	}
+	for _, line := range lastSectionMentions(t, gates.TestSpecialist) {
+		if _, ok := gates.ParseTests(line); !ok {
+			t.Errorf("test-specialist's %q is not read as a TESTS line", line)
+		}
+	}
+	for _, agent := range []string{gates.ResearchSpecialist, gates.DebugAnalyst, gates.DocWriter} {
+		for _, line := range lastSectionMentions(t, agent) {
+			if len(gates.ParseReportCreated(line)) != 1 {
+				t.Errorf("%s's %q is not read as a report path", agent, line)
+			}
+		}
+	}
+
+	// FIX TASKS: a FAILURE_ANALYSIS after a gate that named no task.
+	var fix string
+	for _, line := range lastSectionMentions(t, gates.Planner) {
+		if strings.HasPrefix(line, lines["fix-tasks"]) {
+			fix = line
+		}
+	}
+	if fix == "" {
+		t.Fatalf("task-planner is not shown a %s line", lines["fix-tasks"])
+	}
+	master := "# Master Plan: x\n\nProgress: 0/6\n\n## Phase 1: One\nStatus: in progress\n"
+	plan := gates.PlanFiles{}
+	for n := 1; n <= 6; n++ {
+		master += fmt.Sprintf("- [ ] Task %02d: t%d\n", n, n)
+		plan[fmt.Sprintf("task-%02d.md", n)] = []byte(fmt.Sprintf("# Task %02d\nFiles: f%d.go\nrequires_ux_dx_review: false\n", n, n))
+	}
+	plan[gates.MasterPlan] = []byte(master)
+	w := &gates.Workflow{Kind: "orchestrate", Current: gates.SF1, Phase: 1, Plan: gates.ParsePlan(plan).Snapshot(),
+		Launches: []*gates.Launch{{ToolUseID: "t1", AgentID: "a1", Agent: gates.Planner, Job: gates.JobAnalysis, Phase: 1, State: gates.SF1, Status: gates.Running}}}
+	report := "Root cause: ...\n" + fix + "\n" + gates.LineAnalysis
+	gates.Decide(w, &gates.Call{Event: "SubagentStop", AgentID: "a1", AgentType: Plugin.Agent(gates.Planner), Text: report}, &gates.Env{Root: "/p", Files: plan, Now: time.Now()})
+	want := gates.FailingTasks(strings.Replace(fix, lines["fix-tasks"], gates.LineFailingTasks, 1))
+	if w.Current != gates.SF2 || len(want) == 0 || fmt.Sprint(w.FailingTasks) != fmt.Sprint(want) {
+		t.Errorf("FAILURE_ANALYSIS ending %q: state %s, tasks to fix %v; want F2 fixing %v", report, w.Current, w.FailingTasks, want)
 	}
 }
