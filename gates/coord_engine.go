@@ -822,7 +822,7 @@ func (c *Coord) subagentStop(call *Call, env *CoordEnv) Outcome {
 		if !contains(c.Nudged, call.AgentID) {
 			c.Nudged = append(c.Nudged, call.AgentID)
 			c.Kept = keep(c.Kept, call.AgentID, text)
-			reason := "orch-hook: " + problem + " Fix it and end your report again with the result line."
+			reason := "orch-hook: " + problem + " Fix it, then reply with your complete report again, ending with the result line; the orchestrator cannot go on without it."
 			o.Verdict, o.Reason = Block, reason
 			o.log(Record{Type: RecDeny, AgentID: call.AgentID, AgentType: name, Reason: reason})
 			return o
@@ -1175,7 +1175,7 @@ func (c *Coord) supervised(l *CoordLaunch, text string, env *CoordEnv) (string, 
 	}
 	proceed, failures := PartialFailure(workers)
 	if !proceed {
-		return fmt.Sprintf("fewer than %d of your workers succeeded (%s): report SUPERVISOR_FAILED with their errors, or relaunch the failed workers.", MinSuccessfulWorkers, strings.Join(failures, "; ")), ""
+		return fmt.Sprintf("fewer than %d of your workers succeeded (%s): report SUPERVISOR_FAILED with their errors (your instructions: do not relaunch failed workers).", MinSuccessfulWorkers, strings.Join(failures, "; ")), ""
 	}
 	// Paths compare in one form: relative to the project, as the workers'
 	// REPORT_CREATED lines were recorded.

@@ -156,7 +156,7 @@ func TestCoordArtifactWriter(t *testing.T) {
 				return
 			}
 			want := "orch-hook: " + tc.want(h)
-			if o.Verdict != Block || !strings.HasPrefix(o.Reason, want) || !strings.HasSuffix(o.Reason, " Fix it and end your report again with the result line.") {
+			if o.Verdict != Block || !strings.HasPrefix(o.Reason, want) || !strings.HasSuffix(o.Reason, " Fix it, then reply with your complete report again, ending with the result line; the orchestrator cannot go on without it.") {
 				t.Fatalf("verdict %v, reason\n  %q\nwant a block starting\n  %q", o.Verdict, o.Reason, want)
 			}
 			if !reflect.DeepEqual(h.c.Reports, reports) || h.c.Current != CResearch || h.c.byTool("toolu_R").Status != Running {

@@ -14,6 +14,9 @@ const (
 	LineGatePass     = "PHASE GATE STATUS: PASS"
 	LineGateFail     = "PHASE GATE STATUS: FAIL"
 	LineFailingTasks = "FAILING TASKS:"
+	// LineFixTasks is FAILURE_ANALYSIS's list of the tasks to fix, read
+	// only when the gate named none.
+	LineFixTasks     = "FIX TASKS:"
 	LineUXPass       = "UX/DX STATUS: PASS"
 	LineUXFail       = "UX/DX STATUS: FAIL"
 	LineImplComplete = "IMPLEMENTATION STATUS: COMPLETE"

@@ -86,10 +86,8 @@ var lines = map[string]string{
 	"extraction":    gates.LineExtraction,
 	// The task lists: a quality-gate FAIL names the failing tasks;
 	// FAILURE_ANALYSIS names the tasks to fix when the gate named none.
-	// gates exports no constant for FIX TASKS (keyFixTasks is private):
-	// TestResultExamplesRead checks that the binary reads this spelling.
 	"failing-tasks": gates.LineFailingTasks,
-	"fix-tasks":     "FIX TASKS:",
+	"fix-tasks":     gates.LineFixTasks,
 	// The coordinate workflow.
 	"report-created":      gates.LineReportCreated,
 	"plan-created":        gates.LinePlanCreated,
