@@ -328,6 +328,21 @@ func (w *Workflow) complete(l *Launch, text, prior string, env *Env, o *Outcome)
 // ones the gate's FAILING TASKS named; if it named none, the ones the
 // analysis names with FIX TASKS; if neither, every task of the phase.
 func (w *Workflow) analysed(text string, env *Env) string {
+	// FAILURE_ANALYSIS may update the task files' Files: and Depends On:
+	// lines; F2 schedules the fixes by them, so they are read again (and
+	// must still validate). The UX/DX flags stay as approved.
+	p, err := env.plan()
+	if err != nil {
+		return fmt.Sprintf("%s F1: FAILURE_ANALYSIS returned, but the plan does not validate: %v. Relaunch task-planner for FAILURE_ANALYSIS to fix the task files.", w.phaseTag(w.Phase), err)
+	}
+	for i := range w.Plan.Phases {
+		for j := range w.Plan.Phases[i].Tasks {
+			ts := &w.Plan.Phases[i].Tasks[j]
+			if tf := p.Tasks[ts.Number]; tf != nil {
+				ts.DependsOn, ts.Files = tf.DependsOn, tf.Files
+			}
+		}
+	}
 	w.LastAnalysis = clip(strings.TrimSpace(withoutLines(text, LineAnalysis)), 1500)
 	how := ""
 	if len(w.FailingTasks) == 0 {

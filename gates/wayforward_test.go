@@ -152,3 +152,36 @@ func TestFixDependenciesAcrossPhases(t *testing.T) {
 	h.implement(3)
 	h.expect(S4b)
 }
+
+// F2 schedules the fixes by the task files as FAILURE_ANALYSIS left them
+// (issue 13): a file it adds to a task's Files: is a shared file in F2, and
+// a task file it leaves unreadable stops F1 (quoted) instead of being read
+// as the approval had it.
+func TestFailureAnalysisFilesCount(t *testing.T) {
+	h := driveTo(t, S4b)
+	h.gate(false, 1, 2)
+	h.expect(SF1)
+	r := h.launch(Planner, "FAILURE_ANALYSIS")
+	wantAllow(t, r.write(taskFileName(2), taskText(task{N: 2, Files: []string{"b.go", "a.go"}})))
+	r.finish("Both touch a.go.\n" + LineAnalysis)
+	h.expect(SF2)
+	first := h.launch(Implementer, implPrompt(1))
+	wantDeny(t, h.start(Implementer, implPrompt(2)).launch, 3, "Task 02 and Task 01 (in flight) both change a.go")
+	first.finish(LineImplComplete)
+	h.implement(2)
+	h.expect(S4b)
+
+	t.Run("an unreadable task file stops F1", func(t *testing.T) {
+		h := driveTo(t, S4b)
+		h.gate(false, 2)
+		r := h.launch(Planner, "FAILURE_ANALYSIS")
+		wantAllow(t, r.write(taskFileName(2), "# Task 02\nFiles: b.go\nrequires_ux_dx_review: false\nDepends On: the parser\n"))
+		o := r.finish("Done.\n" + LineAnalysis)
+		h.expect(SF1)
+		wantContext(t, o, `F1: FAILURE_ANALYSIS returned, but the plan does not validate: task-02-step.md line 4: "Depends On: the parser": "the" is not a task number`, "Relaunch task-planner for FAILURE_ANALYSIS")
+		r = h.launch(Planner, "FAILURE_ANALYSIS again")
+		wantAllow(t, r.write(taskFileName(2), taskText(task{N: 2, Files: []string{"b.go"}})))
+		r.finish("Fixed.\n" + LineAnalysis)
+		h.expect(SF2)
+	})
+}
