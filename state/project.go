@@ -83,6 +83,29 @@ func WritePlanFile(root, rel, name string, content []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	if err := replaceFile(dir, name, content, 0o644); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// WriteProjectFile atomically writes rel (inside root) with content,
+// creating its directory. It refuses paths that leave the project.
+func WriteProjectFile(root, rel, content string) error {
+	abs, inside := Confine(root, filepath.Join(root, rel))
+	if !inside {
+		return fmt.Errorf("%s is outside the project %s", rel, root)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return err
+	}
+	return replaceFile(filepath.Dir(abs), filepath.Base(abs), []byte(content), 0o644)
+}
+
+// replaceFile writes content to dir/name through a synced temporary file
+// renamed over it (renameio's way): a reader sees the old file or the new
+// one, never a part; a symlink at name is replaced, not followed.
+func replaceFile(dir, name string, content []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(dir, "."+name+".tmp-")
 	if err != nil {
 		return err
@@ -99,46 +122,10 @@ func WritePlanFile(root, rel, name string, content []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-// WriteProjectFile atomically writes rel (inside root) with content,
-// creating its directory. It refuses paths that leave the project.
-func WriteProjectFile(root, rel, content string) error {
-	abs, inside := Confine(root, filepath.Join(root, rel))
-	if !inside {
-		return fmt.Errorf("%s is outside the project %s", rel, root)
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return err
-	}
-	dir := filepath.Dir(abs)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), abs)
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
 
 // HealthDir holds one timestamp file per hook event seen.
