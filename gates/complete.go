@@ -178,13 +178,9 @@ func (w *Workflow) owedLine(c *Call, agent, job, text string, env *Env) (Outcome
 		return Outcome{}, false
 	}
 	owed := OwedLines(job)
-	found := readResult(text, owed)
-	what := fmt.Sprintf("your report must end with the result line `%s`, alone on its line.", strings.Join(owed, "` or `"))
-	switch {
-	case found.form == LineGateFail:
+	what := missingLineProblem(text, owed)
+	if FindResult(text, owed) == LineGateFail {
 		what = fmt.Sprintf("after `%s` your report must end with the line `FAILING TASKS: NN, NN` naming the tasks that fail (of phase %d, or of an earlier phase for a regression; `FAILING TASKS: none` when no task is to blame, e.g. the tests cannot run).", LineGateFail, w.Phase)
-	case found.near != "":
-		what = fmt.Sprintf("your result line %q was not read: %s. End your report with exactly `%s`, alone on its line.", found.near, found.problem, strings.Join(owed, "` or `"))
 	}
 	w.Nudged = append(w.Nudged, c.AgentID)
 	w.Kept = keep(w.Kept, c.AgentID, text)

@@ -955,7 +955,7 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 				l.Status, l.Result = Failed, "BLOCKED"
 				c.recordWorker(l, "", "track blocked: "+clip(summaryOf(text, LineImplComplete, LineImplBlocked), 120), env)
 			default:
-				return fmt.Sprintf("your report must end with `%s` or `%s`.", LineImplComplete, LineImplBlocked), ""
+				return missingLineProblem(text, []string{LineImplComplete, LineImplBlocked}), ""
 			}
 			return "", ""
 		}
@@ -966,12 +966,12 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		case LineImplBlocked:
 			return "", "[coordinate implement] IMPLEMENTATION STATUS: BLOCKED | relaunch implementation-executor once the blocker is cleared"
 		}
-		return fmt.Sprintf("your report must end with `%s` or `%s`.", LineImplComplete, LineImplBlocked), ""
+		return missingLineProblem(text, []string{LineImplComplete, LineImplBlocked}), ""
 	case TestSpecialist:
 		if l.Parent != "" {
 			pass, ok := ParseTests(text)
 			if !ok {
-				return fmt.Sprintf("your report must end with `%s` or `%s`.", LineTestsPass, LineTestsFail), ""
+				return missingLineProblem(text, []string{LineTestsPass, LineTestsFail}), ""
 			}
 			l.Result = map[bool]string{true: "PASS", false: "FAIL"}[pass]
 			c.recordWorker(l, "", "", env)
@@ -979,7 +979,7 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		}
 		pass, ok := ParseTests(text)
 		if !ok {
-			return fmt.Sprintf("your report must end with `%s` or `%s`.", LineTestsPass, LineTestsFail), ""
+			return missingLineProblem(text, []string{LineTestsPass, LineTestsFail}), ""
 		}
 		return "", c.tested(pass, clip(summaryOf(text, LineTestsPass, LineTestsFail), 120))
 	case ResearchSupervisor, ImplSupervisor, TestSupervisor:

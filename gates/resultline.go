@@ -282,19 +282,27 @@ func readResult(text string, forms []string) resultFound {
 		}
 		var candidates []resultForm
 		glued := false // "PHASE GATE STATUS FAIL": the key runs into its value
+		prose := false // "REQUIREMENTS_CLEAR except for the format": a token, then words
 		for _, f := range fs {
-			if f.key == rl.key {
+			switch {
+			case f.key == rl.key:
 				candidates = append(candidates, f)
-			} else if f.verdict != "" && !rl.sep && strings.HasPrefix(rl.key, f.key+" ") {
+			case f.verdict != "" && !rl.sep && strings.HasPrefix(rl.key, f.key+" "):
 				candidates, glued = append(candidates, f), true
+			case f.verdict == "" && strings.HasPrefix(rl.key, f.key+" "):
+				candidates, prose = append(candidates, f), true
 			}
 		}
 		if len(candidates) == 0 {
 			continue
 		}
 		found := resultFound{near: clip(rl.raw, 120), index: i}
-		if glued {
+		switch {
+		case glued:
 			found.problem = "the key is not followed by ':' and a verdict"
+			return found
+		case prose:
+			found.problem = "the line is followed by other text"
 			return found
 		}
 		if rl.table {
@@ -330,6 +338,16 @@ func readResult(text string, forms []string) resultFound {
 		return found
 	}
 	return resultFound{index: -1}
+}
+
+// missingLineProblem says, for both workflows' nudges, why text has none of
+// the owed result lines: the refused line quoted with its problem, or the
+// lines to add.
+func missingLineProblem(text string, owed []string) string {
+	if found := readResult(text, owed); found.near != "" {
+		return fmt.Sprintf("your result line %q was not read: %s. End your report with exactly `%s`, alone on its line.", found.near, found.problem, strings.Join(owed, "` or `"))
+	}
+	return fmt.Sprintf("your report must end with the result line `%s`, alone on its line.", strings.Join(owed, "` or `"))
 }
 
 // FindResult returns the result form the text ends with (the last line

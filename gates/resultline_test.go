@@ -98,6 +98,8 @@ func TestResultGrammarTokensAndOtherJobs(t *testing.T) {
 		{"DISCOVERY_NEEDED (the API is undocumented)", OwedLines(JobClarify), LineDiscovery},
 		{"REQUIREMENTS_CLEAR: yes", OwedLines(JobClarify), ""},
 		{"REQUIREMENTS_CLEAR, but see above", OwedLines(JobClarify), ""},
+		{"REQUIREMENTS_CLEAR except for the output format", OwedLines(JobClarify), ""},
+		{"REQUIREMENTS_CLEAR\nRequirements clear except for the format", OwedLines(JobClarify), ""},
 		{"UX-DX STATUS: FAILED", OwedLines(JobUXDX), LineUXFail},
 		{"UX_DX_STATUS = PASS", OwedLines(JobUXDX), LineUXPass},
 		{"IMPLEMENTATION STATUS: COMPLETED ✅", OwedLines(JobImplement), LineImplComplete},
@@ -111,6 +113,16 @@ func TestResultGrammarTokensAndOtherJobs(t *testing.T) {
 		if got := FindResult(tc.text, tc.forms); got != tc.want {
 			t.Errorf("FindResult(%q) = %q, want %q", tc.text, got, tc.want)
 		}
+	}
+	// Both workflows' nudges quote the refused line, or name the lines.
+	if got := missingLineProblem("Done.\nREQUIREMENTS_CLEAR except for the output format", OwedLines(JobClarify)); got != "your result line \"REQUIREMENTS_CLEAR except for the output format\" was not read: the line is followed by other text. End your report with exactly `REQUIREMENTS_CLEAR` or `QUESTIONS_NEEDED` or `DISCOVERY_NEEDED`, alone on its line." {
+		t.Errorf("token then prose: %q", got)
+	}
+	if got := missingLineProblem("12 tests run.\nTESTS: PASS/FAIL", []string{LineTestsPass, LineTestsFail}); got != "your result line \"TESTS: PASS/FAIL\" was not read: it names both verdicts. End your report with exactly `TESTS: PASS` or `TESTS: FAIL`, alone on its line." {
+		t.Errorf("coordinate: %q", got)
+	}
+	if got := missingLineProblem("All done.", []string{LineTestsPass, LineTestsFail}); got != "your report must end with the result line `TESTS: PASS` or `TESTS: FAIL`, alone on its line." {
+		t.Errorf("no line: %q", got)
 	}
 }
 

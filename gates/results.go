@@ -58,15 +58,37 @@ func TaskOfPrompt(prompt string) int {
 }
 
 // TaskOfLaunch reads which task a code-implementer launch is for: the one
-// named on the prompt's first non-empty line that names a task, else the
-// one the Agent description names. Both may name it, but then the same
+// the prompt's task header introduces ("Task 01: Parser"), else the one
+// named on the prompt's first line that names a task, else the one the
+// Agent description names. Both may name it, but then the same
 // one. A line or description naming two tasks is refused (one task per
 // implementer), unless it starts with "Task NN" (the form the orchestrate
 // command gives), which names that task whatever follows. Later lines may
 // mention other tasks as context. problem says why no task was read.
 func TaskOfLaunch(prompt, description string) (n int, problem string) {
 	pn, pLine := 0, ""
-	for _, line := range strings.Split(prompt, "\n") {
+	lines := strings.Split(prompt, "\n")
+	// A task header ("Task 01: Parser", "## Task 01") decides; mentions
+	// before it are context ("Context: Task 02 formats this"). Two headers
+	// for two tasks are two tasks.
+	for _, line := range lines {
+		n := taskHeader(line)
+		if n == 0 {
+			continue
+		}
+		if ns, _ := tasksOfLine(line); len(ns) != 1 {
+			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task.", clip(strings.TrimSpace(line), 80))
+		}
+		if pn != 0 && n != pn {
+			return 0, fmt.Sprintf("the prompt has a header for Task %02d (%q) and one for Task %02d (%q); one code-implementer implements one task.", pn, clip(pLine, 60), n, clip(strings.TrimSpace(line), 60))
+		}
+		pn, pLine = n, strings.TrimSpace(line)
+	}
+	// Without a header, the first line that names a task decides.
+	for _, line := range lines {
+		if pn != 0 {
+			break
+		}
 		ns, named := tasksOfLine(line)
 		if !named {
 			continue
@@ -75,7 +97,6 @@ func TaskOfLaunch(prompt, description string) (n int, problem string) {
 			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task.", clip(strings.TrimSpace(line), 80))
 		}
 		pn, pLine = ns[0], strings.TrimSpace(line)
-		break
 	}
 	dn := 0
 	if ns, named := tasksOfLine(description); named {
@@ -93,6 +114,20 @@ func TaskOfLaunch(prompt, description string) (n int, problem string) {
 		return dn, ""
 	}
 	return 0, "the prompt names no task; start it with \"Task NN\" naming the one task to implement."
+}
+
+// reTaskHeader is a line that introduces a task: "Task 01: Parser",
+// "## Task 01", "**Task 01** - Parser", "Task 01".
+var reTaskHeader = lazyRegexp(`(?i)^task[ \t_#-]*(\d{1,4})[*_` + "`" + `]*\s*(?:$|[:.\x{2013}\x{2014}-])`)
+
+// taskHeader is the task a line introduces (0: none).
+func taskHeader(line string) int {
+	m := reTaskHeader.FindStringSubmatch(trimLeadDecoration(strings.TrimSpace(line)))
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 // tasksOfLine lists the distinct tasks a line names ("Task 03",

@@ -84,6 +84,12 @@ func TestTaskOfPrompt(t *testing.T) {
 		{"Task 01, Task 02", 0},
 		{"Task 01: the parser (see Task 02 for the writer)", 1},
 		{"You are implementing Task 04.\n\nTask 02 is done already.", 4},
+		{"Context: Task 02 formats what this parses.\nTask 01: Parser", 1}, // the header decides
+		{"Context: Task 02 formats what this parses.\n\n## Task 01\nbody", 1},
+		{"Task 01: Parser\n\nTask 02: Formatter", 0}, // two headers, two tasks
+		{"Task 01: Parser\n\n## Task 01 details", 1},
+		{"Context: see Task 02.\nTask 02: Formatter", 2},
+		{"Implement Task 03.\nTask 03 - details below", 3},
 		{"[context] Task 01", 1},
 		{"Implement task-03-cli.md", 3},
 		{"The plan is ready.\nImplement Task 02 and Task 03", 0},

@@ -98,22 +98,17 @@ func init() {
 	}
 	// Refused, then answered with the plain line.
 	vs = append(vs,
-		variantOn("refused: TESTS with both verdicts", coordReport("ts", "TESTS: PASS", "TESTS: PASS/FAIL"),
-			fix{match: "your report must end with `TESTS: PASS` or `TESTS: FAIL`", reply: "TESTS: PASS"}),
 		variantOn("refused: TESTS: PASS then prose", coordReport("ts", "TESTS: PASS", "TESTS: PASS but one test is flaky"),
-			fix{match: "your report must end with `TESTS: PASS` or `TESTS: FAIL`", reply: "TESTS: PASS"}),
+			fix{match: "\"TESTS: PASS but one test is flaky\" was not read: the verdict is followed by other text. End your report with exactly `TESTS: PASS` or `TESTS: FAIL`", reply: "TESTS: PASS"}),
 		variantOn("refused: IMPLEMENTATION STATUS in a table", coordReport("ie", "IMPLEMENTATION STATUS: COMPLETE", "| IMPLEMENTATION STATUS | COMPLETE |"),
-			fix{match: "your report must end with `IMPLEMENTATION STATUS: COMPLETE`", reply: "IMPLEMENTATION STATUS: COMPLETE"}),
+			fix{match: "\"| IMPLEMENTATION STATUS | COMPLETE |\" was not read: a table cell is not a result line", reply: "IMPLEMENTATION STATUS: COMPLETE"}),
 		variantOn("refused: REPORT_CREATED without a path", coordReport("r2", reportLine("r2"), "REPORT_CREATED:"),
 			fix{match: "REPORT_CREATED", reply: reportLine("r2")}),
 	)
-	// The README promises one grammar for both workflows, a refused line
-	// quoted back to the agent; coordinate's nudge names the owed line
-	// but does not quote the one it refused.
-	quoted := variantOn("refused TESTS line is quoted back", coordReport("ts", "TESTS: PASS", "TESTS: PASS/FAIL"),
-		fix{match: "\"TESTS: PASS/FAIL\" was not read: it names both verdicts", reply: "TESTS: PASS"})
-	quoted.pendingFix = "coordinate's nudge does not quote the refused result line (README, \"Result lines\": refused, and quoted back to the agent)"
-	vs = append(vs, quoted)
+	// One grammar for both workflows: a refused line is quoted back to
+	// the agent, with the owed lines.
+	vs = append(vs, variantOn("refused TESTS line is quoted back", coordReport("ts", "TESTS: PASS", "TESTS: PASS/FAIL"),
+		fix{match: "\"TESTS: PASS/FAIL\" was not read: it names both verdicts", reply: "TESTS: PASS"}))
 	// Launch modes.
 	vs = append(vs,
 		variantOn("every agent in the foreground", func(s *script) {

@@ -100,23 +100,25 @@ func init() {
 		variant{name: "refused: a task of a later phase",
 			change: func(s *script) { s.at("i1").prompt = "Task 04: Document it" },
 			fixes:  []fix{{match: "Task 04 is not in the current phase 1", redo: task01}}},
-		// Context naming another task on the first line: that line decides.
-		// Here the task it names already returned, so the launch is refused.
-		variant{name: "refused: context naming a returned task first",
+		// Context naming another task before the task's header: the header
+		// decides (the first line naming a task took the launch for the
+		// task in the context, silently when that task could run).
+		variant{name: "context naming a returned task before the header",
 			change: func(s *script) {
 				s.at("i3").prompt = "Context: Task 01's parser is done; reuse its tokenizer.\nTask 03: CLI flag"
-			},
-			fixes: []fix{{match: "Task 01 already returned IMPLEMENTATION STATUS: COMPLETE in this step", redo: relaunch("i3", "Task 03: CLI flag", "Implement cli flag")}}},
-		// The same, where the task named first can run: the launch is taken
-		// for it, silently. What the model meant is Task 01.
-		variant{name: "context naming a runnable task first",
+			}},
+		variant{name: "context naming a runnable task before the header",
 			change: func(s *script) {
 				i1, i2 := s.at("i1"), s.at("i2")
 				i1.prompt = "Context: Task 02 formats what this parses.\nTask 01: Parser"
 				i1.want.check = taskStatus(1, "complete")
 				s.replace("p1", i1, i2)
+			}},
+		variant{name: "refused: headers for two tasks",
+			change: func(s *script) {
+				s.at("i1").prompt = "Task 01: Parser\n\nTask 02: Formatter"
 			},
-			pendingFix: "design: the first prompt line naming a task decides (README, \"4a\"), so a context line naming another runnable task first takes the launch for that task, silently"},
+			fixes: []fix{{match: "the prompt has a header for Task 01 (\"Task 01: Parser\") and one for Task 02 (\"Task 02: Formatter\")", redo: task01}}},
 		// Not a form orch-hook reads: "Task ID: 01" names no task.
 		variant{name: "refused: Task ID: NN",
 			change: func(s *script) {

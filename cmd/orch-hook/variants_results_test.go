@@ -231,9 +231,7 @@ func init() {
 			expect: []point{{after: "ra", want: want{context: []string{toldPrior + "The request is clear"}}}}},
 		variant{name: "clear refused: prose after a token",
 			change: withResultLine("ra", clear.plain(), "REQUIREMENTS_CLEAR except for the output format", false),
-			// The prose reads as part of the key, so nothing is quoted: the
-			// nudge asks for the line.
-			fixes: []fix{{match: "your report must end with the result line `REQUIREMENTS_CLEAR`", reply: "REQUIREMENTS_CLEAR"}}},
+			fixes: []fix{{match: "your result line \"REQUIREMENTS_CLEAR except for the output format\" was not read: the line is followed by other text", reply: "REQUIREMENTS_CLEAR"}}},
 		variant{name: "clear then prose naming another token",
 			change: func(s *script) {
 				s.at("ra").report = "The request is clear.\nREQUIREMENTS_CLEAR\n\nSo no QUESTIONS_NEEDED this time."
