@@ -231,7 +231,7 @@ func init() {
 			expect: []point{{after: "ra", want: want{context: []string{toldPrior + "The request is clear"}}}}},
 		variant{name: "clear refused: prose after a token",
 			change: withResultLine("ra", clear.plain(), "REQUIREMENTS_CLEAR except for the output format", false),
-			fixes: []fix{{match: "your result line \"REQUIREMENTS_CLEAR except for the output format\" was not read: the line is followed by other text", reply: "REQUIREMENTS_CLEAR"}}},
+			fixes:  []fix{{match: "your result line \"REQUIREMENTS_CLEAR except for the output format\" was not read: the line is followed by other text", reply: "REQUIREMENTS_CLEAR"}}},
 		variant{name: "clear then prose naming another token",
 			change: func(s *script) {
 				s.at("ra").report = "The request is clear.\nREQUIREMENTS_CLEAR\n\nSo no QUESTIONS_NEEDED this time."
