@@ -99,10 +99,6 @@ func showsDiff(after, name, line string) point {
 }
 
 // acceptAfterTicks is a known orch-hook bug (pendingFix).
-const acceptAfterTicks = "accept-plan once a phase was ticked through orch-hook's own 4c Write compares the plan with the approval's snapshot " +
-	"(gates/binding.go acceptPlan: PlanChanges(w.Plan, snap); w.Plan's tasks are still unticked): a text-only change is taken for " +
-	"\"the plan changed in what the gates read (task 01: ticked [x] in MASTER_PLAN.md; ...)\" and the workflow goes back to 3."
-
 func init() {
 	noDep3 := readAs(func(p *planWant) { delete(p.deps, 3) })
 	vs := []variant{
@@ -258,12 +254,12 @@ func init() {
 			change: tamperBefore("q3", map[string]string{masterPlan: strings.Replace(planPhase1Done, "# Master Plan: word counter\n", "# Master Plan: word counter\n\n", 1)}),
 			fixes: []fix{{match: driftRefused + "MASTER_PLAN.md under", redo: restoreThen("q3",
 				userPrompt("accept", "/orch-hook:resolve accept-plan").expecting(want{state: "4b", context: []string{toldAccepted + "MASTER_PLAN.md accepted as they stand"}}))}},
-			pendingFix: acceptAfterTicks},
+		},
 		{name: "5a: a task file reformatted, accept-plan",
 			change: tamperBefore("final", map[string]string{tf4: strings.Replace(standardPlan[tf4], "# Task 04: Document it\n", "# Task 04: Document it\n\n", 1)}),
 			fixes: []fix{{match: driftRefused + "task-04-docs.md under", redo: restoreThen("final",
 				userPrompt("accept", "/orch-hook:resolve accept-plan").expecting(want{state: "5a", context: []string{toldAccepted + "task-04-docs.md accepted as they stand"}}))}},
-			pendingFix: acceptAfterTicks + " In 5a it wedges: the approval then finds no unchecked task (\"the plan has no unchecked task, so there is nothing to implement\")."},
+		},
 		// Combined with the other categories: a Bash edit of the plan is
 		// denied, the user makes it in their terminal, and accepts it; a
 		// CRLF plan (a spelling orch-hook reads) turned to LF by a
