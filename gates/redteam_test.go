@@ -808,3 +808,39 @@ func TestRedteamPlanParseQuadratic(t *testing.T) {
 		t.Errorf("ParsePlan of a %d-byte task file took %v (cutFileComments is quadratic)", len(task), d)
 	}
 }
+
+// FINDING (wedge): a plan numbered from "## Phase 0: Setup" validates and
+// is presented for approval, but FirstOpenPhase uses 0 for "no open
+// phase", so /orch-hook:approve is refused with "the plan has no
+// unchecked task, so there is nothing to implement" (false: it has three).
+// Nothing says to renumber the phases; the plan should be refused at step
+// 2 (phases start at 1), or phase 0 handled.
+func TestRedteamPhaseZeroWedge(t *testing.T) {
+	master := "# Plan\n\nProgress: 0/3\n\n## Phase 0: Setup\nStatus: pending\n\n- [ ] Task 01: Parser\n- [ ] Task 02: Formatter\n\n## Phase 1: CLI\nStatus: pending\n\n- [ ] Task 03: CLI\n"
+	files := rtFiles3(master, rtTask(1, "a.go", "false", ""), rtTask(2, "b.go", "false", ""), rtTask(3, "c.go", "false", ""))
+	h := newHarness(t)
+	h.analyst(LineClear)
+	h.rtPlan(files)
+	if h.w.Current != S3 {
+		return // refused at step 2, with a reason: fine
+	}
+	o := h.approve()
+	if h.w.Current != S4a {
+		t.Errorf("plan with phase 0 validated, then the approval was refused: %q", o.Reason)
+	}
+}
+
+// FINDING (cosmetic / misread shown to the user): the plan shown before
+// the approval ("the plan as orch-hook read it") prints titles verbatim,
+// so a title can show what orch-hook did not read: "CLI · UX/DX review"
+// for a task whose flag is false.
+func TestRedteamDescribeSpoofedByTitle(t *testing.T) {
+	master := strings.Replace(rtMaster3, "Task 03: CLI", "Task 03: CLI · UX/DX review", 1)
+	p, err := rtValidates(rtFiles3(master, rtTask(1, "a.go", "false", ""), rtTask(2, "b.go", "false", ""), rtTask(3, "c.go", "false", "")))
+	if err != nil {
+		return
+	}
+	if d := p.Snapshot().Describe(); !p.Tasks[3].UXDX && strings.Contains(d, "UX/DX review") {
+		t.Errorf("Task 03 (requires_ux_dx_review: false) is shown to the user as:\n%s", d)
+	}
+}
