@@ -27,3 +27,4 @@ func (l *lazyRE) FindAllStringSubmatch(s string, n int) [][]string {
 	return l.get().FindAllStringSubmatch(s, n)
 }
 func (l *lazyRE) ReplaceAllString(s, repl string) string { return l.get().ReplaceAllString(s, repl) }
+func (l *lazyRE) FindString(s string) string             { return l.get().FindString(s) }

@@ -284,6 +284,9 @@ func taskNumbers(f fieldLine) (nums []int, problem string) {
 	}
 	var vals []string
 	for _, p := range parts {
+		if paren, found := conjoinedParen(p); found {
+			return nil, fmt.Sprintf("the note %q names another task; list every task in the value (`01, 02`)", paren)
+		}
 		if f.list {
 			p = itemHead(p)
 		}

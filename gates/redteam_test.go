@@ -89,9 +89,14 @@ func TestRedteamResultLaterQualifiedVerdictSkipped(t *testing.T) {
 			t.Errorf("report ending %q was read as %q: the agent's last verdict (FAIL) was skipped for an earlier PASS, silently", last, got.form)
 		}
 	}
-	// The same through the workflow: the phase moves to 4c (Gate 1 passed).
+	// The same through the workflow: the phase moved to 4c (Gate 1 passed).
+	// Now the line is quoted back once (the nudge), and the answer decides.
 	h := driveTo(t, S4b)
-	h.run(Quality, "Quality gate for phase 1", "Ran the suite: all green.\nPHASE GATE STATUS: PASS\n\nRe-ran it; the formatter test fails now.\n**Final** PHASE GATE STATUS: FAIL\nFAILING TASKS: 02")
+	r := h.launch(Quality, "Quality gate for phase 1")
+	o := r.stop("Ran the suite: all green.\nPHASE GATE STATUS: PASS\n\nRe-ran it; the formatter test fails now.\n**Final** PHASE GATE STATUS: FAIL\nFAILING TASKS: 02")
+	wantBlock(t, o, 0, `your result line "**Final** PHASE GATE STATUS: FAIL" was not read`)
+	r.finish("PHASE GATE STATUS: FAIL\nFAILING TASKS: 02")
+	h.expect(SF1)
 	if h.w.Current == S4c {
 		t.Errorf("4b PASS applied (now %s) although the quality gate's final verdict was FAIL", h.w.Current)
 	}

@@ -173,19 +173,27 @@ func readVerdict(value string) (verdict, problem string) {
 	if p := checkTail(s[end:], oppositeVerdict[verdict]); p != "" {
 		return "", p
 	}
-	// A mark that says the opposite ("PASS ❌", "✅ FAIL") names both.
-	for _, r := range value {
-		if verdict == "PASS" && strings.ContainsRune(crossMarks, r) || verdict == "FAIL" && strings.ContainsRune(checkMarks, r) {
-			return "", "it names both verdicts (the mark " + string(r) + " says the opposite)"
-		}
-	}
 	return verdict, ""
+}
+
+// oppositeMark: a mark anywhere on the line that says the opposite of the
+// verdict ("PASS ❌", "❌ ... COMPLETE", "✅ FAIL") names both.
+func oppositeMark(verdict, line string) string {
+	marks := crossMarks
+	if verdict == "FAIL" || verdict == "BLOCKED" {
+		marks = checkMarks
+	}
+	if i := strings.IndexAny(line, marks); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(line[i:])
+		return "it names both verdicts (the mark " + string(r) + " says the opposite)"
+	}
+	return ""
 }
 
 // Marks models put beside a verdict.
 const (
-	crossMarks = "❌✖✗✘🚫⛔🔴❎"
-	checkMarks = "✅✔✓☑🟢"
+	crossMarks = "❌✖✗✘✕⛌🚫⛔🔴❎👎"
+	checkMarks = "✅✔✓☑🟢👍"
 )
 
 // checkTail accepts what may follow a verdict or a token: '.', '!', emoji,
@@ -237,13 +245,49 @@ func checkParenthetical(inner string, opposite []string) string {
 			return "it names both verdicts"
 		}
 	}
+	if passing {
+		// "11/12 tests": not all passed.
+		for _, m := range reFraction.FindAllStringSubmatch(inner, -1) {
+			if strings.TrimLeft(m[1], "0") != strings.TrimLeft(m[2], "0") {
+				return "it names both verdicts (" + m[0] + " is not all)"
+			}
+		}
+	}
 	inner = reTestCount.ReplaceAllString(inner, "")
+	inner = reNoFailures.ReplaceAllString(inner, "")
 	for _, word := range strings.FieldsFunc(inner, func(r rune) bool { return !unicode.IsLetter(r) }) {
-		if contains(opposite, strings.ToUpper(word)) {
+		w := strings.ToUpper(word)
+		if contains(opposite, w) {
 			return "it names both verdicts"
+		}
+		// After PASS, words that say something failed: "failing", "fails
+		// on CI", "did not pass", "3 tests broken".
+		if passing && passNegative(w) {
+			return "it names both verdicts (" + strings.ToLower(word) + ")"
 		}
 	}
 	return ""
+}
+
+// reNoFailures is "no failures", "zero errors": a PASS's note.
+var reNoFailures = lazyRegexp(`(?i)\b(?:no|zero|without)\s+(?:test\s+)?(?:failures?|failing\s+tests?|errors?|regressions?|flaky\s+tests?)\b`)
+
+// reFraction is "11/12" in a verdict's parenthetical.
+var reFraction = lazyRegexp(`(\d+)\s*/\s*(\d+)`)
+
+// passNegative: a word that contradicts a PASS ("failing", "did not",
+// "broken", "flaky", "except").
+func passNegative(w string) bool {
+	for _, prefix := range []string{"FAIL", "ERROR", "ERRO", "BROKE", "CRASH", "REGRESS", "FLAK", "TIMEOUT", "SKIPP"} {
+		if strings.HasPrefix(w, prefix) {
+			return true
+		}
+	}
+	switch w {
+	case "NOT", "DIDN", "DIDNT", "CANNOT", "CANT", "WONT", "RED", "TIMED", "PARTIAL", "PARTIALLY", "EXCEPT", "BUT", "UNLESS":
+		return true
+	}
+	return false
 }
 
 // resultForm is an owed result line split into its key and verdict.
@@ -275,69 +319,189 @@ type resultFound struct {
 func readResult(text string, forms []string) resultFound {
 	fs := splitForms(forms)
 	lines := strings.Split(text, "\n")
+	fenced := fencedLines(lines)
 	for i := len(lines) - 1; i >= 0; i-- {
-		rl, ok := readResultLine(lines[i])
+		found, ok := readResultAt(lines[i], i, fs)
 		if !ok {
 			continue
 		}
-		var candidates []resultForm
-		glued := false // "PHASE GATE STATUS FAIL": the key runs into its value
-		prose := false // "REQUIREMENTS_CLEAR except for the format": a token, then words
-		for _, f := range fs {
-			switch {
-			case f.key == rl.key:
-				candidates = append(candidates, f)
-			case f.verdict != "" && !rl.sep && strings.HasPrefix(rl.key, f.key+" "):
-				candidates, glued = append(candidates, f), true
-			case f.verdict == "" && strings.HasPrefix(rl.key, f.key+" "):
-				candidates, prose = append(candidates, f), true
+		if found.form != "" && fenced[i] {
+			// A fenced example (the template, pasted) after a verdict that
+			// says otherwise is read two ways.
+			start := i
+			for start > 0 && fenced[start-1] {
+				start--
+			}
+			if start > 0 {
+				if before := readResult(strings.Join(lines[:start-1], "\n"), forms); before.form != "" && before.form != found.form {
+					return resultFound{near: clip(strings.TrimSpace(lines[i]), 120), index: i, problem: fmt.Sprintf("this line is in a fenced block after your verdict %q, which says otherwise", before.form)}
+				}
 			}
 		}
-		if len(candidates) == 0 {
-			continue
-		}
-		found := resultFound{near: clip(rl.raw, 120), index: i}
-		switch {
-		case glued:
-			found.problem = "the key is not followed by ':' and a verdict"
-			return found
-		case prose:
-			found.problem = "the line is followed by other text"
-			return found
-		}
-		if rl.table {
-			found.problem = "a table cell is not a result line"
-			return found
-		}
-		if candidates[0].verdict == "" { // a token line: REQUIREMENTS_CLEAR
-			if rl.sep {
-				found.problem = "this line takes no value"
-				return found
-			}
-			if p := checkTail(rl.rest, nil); p != "" {
-				found.problem = strings.Replace(p, "the verdict", "the line", 1)
-				return found
-			}
-			return resultFound{form: candidates[0].form, index: i}
-		}
-		if !rl.sep {
-			found.problem = "the key is not followed by ':' and a verdict"
-			return found
-		}
-		verdict, problem := readVerdict(rl.rest)
-		if problem != "" {
-			found.problem = problem
-			return found
-		}
-		for _, f := range candidates {
-			if f.verdict == verdict {
-				return resultFound{form: f.form, index: i}
-			}
-		}
-		found.problem = fmt.Sprintf("%s is not one of this step's verdicts", verdict)
 		return found
 	}
 	return resultFound{index: -1}
+}
+
+// readResultAt reads one line: ok is false when the line carries none of
+// the forms' keys.
+func readResultAt(line string, i int, fs []resultForm) (resultFound, bool) {
+	rl, ok := readResultLine(line)
+	var candidates []resultForm
+	glued := false // "PHASE GATE STATUS FAIL": the key runs into its value
+	prose := false // "REQUIREMENTS_CLEAR except for the format": a token, then words
+	for _, f := range fs {
+		switch {
+		case !ok:
+		case f.key == rl.key:
+			candidates = append(candidates, f)
+		case f.verdict != "" && !rl.sep && strings.HasPrefix(rl.key, f.key+" "):
+			candidates, glued = append(candidates, f), true
+		case f.verdict == "" && strings.HasPrefix(rl.key, f.key+" "):
+			candidates, prose = append(candidates, f), true
+		}
+	}
+	if len(candidates) == 0 {
+		if keyInside(line, fs) {
+			// "FINAL PHASE GATE STATUS: FAIL", "Correction: PHASE GATE
+			// STATUS: FAIL", "PHASE 1 GATE STATUS: FAIL": the agent's last
+			// verdict, not in the form orch-hook reads; an earlier line
+			// does not stand in for it.
+			return resultFound{near: clip(strings.TrimSpace(line), 120), index: i, problem: "the key does not start the line, or other words are mixed into it"}, true
+		}
+		return resultFound{}, false
+	}
+	found := resultFound{near: clip(rl.raw, 120), index: i}
+	switch {
+	case glued:
+		found.problem = "the key is not followed by ':' and a verdict"
+		return found, true
+	case prose:
+		found.problem = "the line is followed by other text"
+		return found, true
+	case rl.table:
+		found.problem = "a table cell is not a result line"
+		return found, true
+	}
+	if candidates[0].verdict == "" { // a token line: REQUIREMENTS_CLEAR
+		switch {
+		case rl.sep:
+			found.problem = "this line takes no value"
+		case strings.ContainsAny(rl.raw, crossMarks):
+			found.problem = "its mark says no"
+		default:
+			if p := checkTail(rl.rest, nil); p != "" {
+				found.problem = strings.Replace(p, "the verdict", "the line", 1)
+			} else {
+				return resultFound{form: candidates[0].form, index: i}, true
+			}
+		}
+		return found, true
+	}
+	if !rl.sep {
+		found.problem = "the key is not followed by ':' and a verdict"
+		return found, true
+	}
+	verdict, problem := readVerdict(rl.rest)
+	if problem == "" {
+		problem = oppositeMark(verdict, rl.raw)
+	}
+	if problem != "" {
+		found.problem = problem
+		return found, true
+	}
+	for _, f := range candidates {
+		if f.verdict == verdict {
+			return resultFound{form: f.form, index: i}, true
+		}
+	}
+	found.problem = fmt.Sprintf("%s is not one of this step's verdicts", verdict)
+	return found, true
+}
+
+// fencedLines marks the lines inside fenced code blocks (``` or ~~~),
+// the fences included.
+func fencedLines(lines []string) []bool {
+	out := make([]bool, len(lines))
+	in := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			out[i] = true
+			in = !in
+			continue
+		}
+		out[i] = in
+	}
+	return out
+}
+
+// keyInside: a line carries a verdict form's key (its words in order, at
+// most one other word among them) somewhere other than at its start, and
+// then a ':' or '=' and a verdict: "RESULT: PHASE GATE STATUS: FAIL",
+// "INTEGRATION TESTS: FAIL".
+func keyInside(line string, fs []resultForm) bool {
+	words := verdictTokens(line)
+	for _, f := range fs {
+		if f.verdict == "" {
+			continue
+		}
+		kw := strings.Fields(f.key)
+		for start := range words {
+			if words[start] != kw[0] {
+				continue
+			}
+			j, k, extra := start+1, 1, 0
+			for j < len(words) && k < len(kw) {
+				switch {
+				case words[j] == kw[k]:
+					k++
+				case extra == 0 && words[j] != ":":
+					extra++
+				default:
+					j = len(words)
+					continue
+				}
+				j++
+			}
+			if k < len(kw) {
+				continue
+			}
+			for ; j+1 < len(words); j++ {
+				if words[j] == ":" {
+					if _, isVerdict := verdictWords[words[j+1]]; isVerdict {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// verdictTokens splits a line into upper-case words and ':' (for '=' too).
+func verdictTokens(line string) []string {
+	var out []string
+	word := strings.Builder{}
+	flush := func() {
+		if word.Len() > 0 {
+			out = append(out, strings.ToUpper(word.String()))
+			word.Reset()
+		}
+	}
+	for _, r := range line {
+		switch {
+		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			word.WriteRune(r)
+		case r == ':' || r == '=':
+			flush()
+			out = append(out, ":")
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
 }
 
 // missingLineProblem says, for both workflows' nudges, why text has none of
@@ -379,6 +543,9 @@ const (
 // 05", "#2; #5", "01-03", "none". Text in parentheses is a comment. ok is
 // false, and bad quotes the item, when an item is not a task reference.
 func taskRefs(value string) (nums []int, none, ok bool, bad string) {
+	if p, found := conjoinedParen(value); found {
+		return nil, false, false, p
+	}
 	value = stripParens(value)
 	value = strings.Trim(value, " \t*`_.")
 	if value == "" {
@@ -415,6 +582,16 @@ func taskRefs(value string) (nums []int, none, ok bool, bad string) {
 		return nil, false, false, value
 	}
 	return nums, none, true, ""
+}
+
+// reConjoined is a parenthetical that adds a task: "(and 02)", "(also
+// breaks Task 02)", "(+ 03)". It is not a comment.
+var reConjoined = lazyRegexp(`(?i)\(\s*(?:and|&|\+|also|plus|as well as|,)\b?[^)]*?\b(?:task\s*#?\s*)?\d{1,4}\b[^)]*\)`)
+
+// conjoinedParen finds a parenthetical that names another task.
+func conjoinedParen(s string) (string, bool) {
+	m := reConjoined.FindString(s)
+	return m, m != ""
 }
 
 // refNumber reads "02", "Task02" or "#2".

@@ -33,6 +33,8 @@ func TestResultGrammar(t *testing.T) {
 		{"PHASE GATE STATUS: FAIL ❌ (2 failing)", LineGateFail},
 		{"PHASE GATE STATUS: PASS (12/12) ✅.", LineGatePass},
 		{"PHASE GATE STATUS: PASS (12 passed, 0 failed)", LineGatePass},
+		{"PHASE GATE STATUS: PASS (no failures)", LineGatePass},
+		{"PHASE GATE STATUS: PASS (12/12 tests, zero errors)", LineGatePass},
 		{"PHASE GATE STATUS: PASS (12 tests passed, 0 errors, 1 skipped)", LineGatePass},
 		{"PHASE GATE STATUS: FAIL (10 passed, 2 failed)", LineGateFail},
 		{"**PHASE GATE STATUS:** **PASS**", LineGatePass},
@@ -78,8 +80,18 @@ func TestResultGrammar(t *testing.T) {
 			t.Errorf("%q: read %q, near %q, problem %q; want refused with %q", tc.line, got.form, got.near, got.problem, tc.problem)
 		}
 	}
-	// Not result lines at all: prose that mentions the key, other keys.
-	for _, line := range []string{"The PHASE GATE STATUS: PASS is what I would say", "UX/DX STATUS: PASS", "Status: PASS", "PASS"} {
+	// A line that carries the key and a verdict anywhere else is the
+	// agent's last word in a form orch-hook does not read: refused, quoted,
+	// and an earlier line does not stand in for it (red-team: "**Final**
+	// PHASE GATE STATUS: FAIL" after a PASS was skipped, and the PASS won).
+	for _, line := range []string{"The PHASE GATE STATUS: PASS is what I would say", "FINAL PHASE GATE STATUS: FAIL", "Phase gate status for phase 2: FAIL", "PHASE 1 GATE STATUS: FAIL"} {
+		if got := readResult("PHASE GATE STATUS: PASS\n"+line, gate); got.form != "" || got.near != line {
+			t.Errorf("%q: read %+v, want refused and quoted", line, got)
+		}
+	}
+	// Not result lines at all: prose that mentions the key without a
+	// verdict, other keys.
+	for _, line := range []string{"I set the PHASE GATE STATUS to PASS", "UX/DX STATUS: PASS", "Status: PASS", "PASS", "All tests pass: the phase gate status is fine"} {
 		if got := readResult(line, gate); got.form != "" || got.near != "" {
 			t.Errorf("%q: read %+v, want nothing", line, got)
 		}
