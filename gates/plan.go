@@ -78,14 +78,22 @@ var (
 	reTwoTasks = lazyRegexp(`(?i)^(?:,|&|\+|/|and\b)\s*(?:task\s*#?\s*)?\d`)
 	// A dependency on a task's line: "(depends on 01)", "(after Task 01)",
 	// "— depends on: 01".
-	reDepsParen = lazyRegexp(`(?i)\(\s*(?:depends\s+on|depends\s+upon|depends_on|dependencies|dependency|after|requires|needs|blocked\s+by)\s*:?\s*([^)]*)\)`)
+	reDepsParen = lazyRegexp(`(?i)[(\[]\s*(?:depends\s+on|depends\s+upon|depends_on|depends|deps|dependencies|dependency|after|requires|needs|blocked\s+by)\s*:?\s*([^)\]]*)[)\]]`)
 	reDepsOn    = lazyRegexp(`(?i)\b(?:depends\s+on|depends\s+upon|depends_on|dependencies|dependency|blocked\s+by)\b\s*:?\s*([^);]*)`)
 	// "Task 03 depends on Task 01" on a line of its own.
-	reTaskDeps = lazyRegexp(`(?i)^\W*task\s*#?\s*(\d{1,4})\W*\s+(?:depends\s+on|depends\s+upon|is\s+blocked\s+by|blocked\s+by|requires|needs|(?:runs\s+|comes\s+)?after)\s*:?\s*(.+?)\s*$`)
+	reTaskDeps = lazyRegexp(`(?i)^\W*(?:task\s*#?\s*)?(\d{1,4})\W*\s+(?:depends\s+on|depends\s+upon|is\s+blocked\s+by|blocked\s+by|requires|needs|(?:runs\s+|comes\s+)?after)\s*:?\s*(.+?)\s*$`)
 	// A dependency word before a task reference, in any other form: read
 	// two ways, so refused ("The docs depend on Task 01", "Task 01 must
 	// finish before Task 03").
 	reMentions = lazyRegexp(`(?i)\b(?:depend\w*|requires?|needs?|after|before|once|until|following|waits?|blocked|prerequisites?)\b.*\btasks?\s*#?\s*\d`)
+	// In a task's title a bare task number counts too ("CLI — after 01").
+	reTitleMentions = lazyRegexp(`(?i)\b(?:depend\w*|deps|requires?|needs?|after|before|once|until|following|waits?|blocked|prerequisites?)\b.*(?:\btasks?\s*#?\s*\d|\b\d{2,4}\b)`)
+	// An arrow between tasks: "Task 01 → Task 03", "T01 --> T03".
+	reArrow = lazyRegexp(`(?i)(?:\btasks?\s*#?\s*\d{1,4}|\bT\d{1,4}|\b\d{2,4})\b\s*(?:→|⟶|->|-->|=>|==>)\s*(?:tasks?\s*#?\s*\d|T\d|\d{2})`)
+	// A table row whose first cell is a task: "| 03 | c |", "| Task 03 | c |".
+	reTaskRow = lazyRegexp(`(?i)^\s*\|\s*\**(?:task\s*#?\s*)?\d{1,4}\**\s*\|`)
+	// A table's rule row: "|---|---|".
+	reTableRule = lazyRegexp(`^\s*\|?\s*:?-{3,}`)
 	reStatus   = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*status\s*\**\s*:\s*\**\s*(.*?)\s*$`)
 	reProgress = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*progress\s*\**\s*:\s*\**\s*(\d+)\s*/\s*(\d+)`)
 	reNumber   = lazyRegexp(`\d+`)
@@ -183,31 +191,72 @@ func (p *Plan) parseMaster(text string) {
 	}
 	var standalone []lineDeps
 	phaseLevel := 0
+	depSection := 0 // the level of a "## Dependencies" heading we are under
 	for i, line := range p.lines {
 		if m := rePhase.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
-			if p.Phase(n) != nil {
+			switch {
+			case p.Phase(n) != nil:
 				problem(i, fmt.Sprintf("phase %d has two headings; number the phases 1, 2, 3, ... once each", n))
+			case n == 0:
+				problem(i, "phases are numbered from 1: renumber this one `## Phase 1: ...` and the next ones after it")
 			}
 			phase = &PlanPhase{Number: n, Title: strings.TrimSpace(m[2]), statusLine: -1}
 			p.Phases = append(p.Phases, phase)
-			phaseLevel = headingLevel(line)
+			phaseLevel, depSection = headingLevel(line), 0
 			last = nil
 			continue
 		}
-		if level := headingLevel(line); level > 0 && phase != nil && level <= phaseLevel {
-			// "## Success criteria" after the phases: its checkboxes are
-			// not tasks.
-			phase, last = nil, nil
-			continue
-		}
-		if m := reCheckbox.FindStringSubmatch(line); m != nil && phase == nil && indentOf(m[1]) < 2 {
-			// Outside a phase a checkbox may be anything, but one that
-			// reads as a task would be dropped silently.
-			if t, msg := readTaskLine(m[2], m[3]); msg == "" {
-				problem(i, fmt.Sprintf("Task %02d is not under a phase heading; put it under `## Phase N: title`", t.Number))
+		if level := headingLevel(line); level > 0 {
+			last = nil
+			if depSection > 0 && level <= depSection {
+				depSection = 0
+			}
+			if kind, _, _, heading, ok := readFieldKey(line); ok && heading && kind == fieldDepends {
+				depSection = level
+				continue
+			}
+			if phase != nil && level <= phaseLevel {
+				// "## Success criteria" after the phases: its checkboxes
+				// are not tasks.
+				phase = nil
+				continue
+			}
+			if n := taskHeader(strings.TrimLeft(line, "# ")); n != 0 {
+				problem(i, fmt.Sprintf("a heading is not a task line; list Task %02d under its phase as `- [ ] Task %02d: title`", n, n))
 			}
 			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if depSection > 0 {
+			// Under "## Dependencies": "Task 03 depends on Task 01" lines.
+			if m := reTaskDeps.FindStringSubmatch(line); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				standalone = append(standalone, lineDeps{n, fieldLine{kind: fieldDepends, key: "DEPENDS ON", value: m[2], line: i + 1, raw: strings.TrimSpace(line)}})
+			} else if !reTableRule.MatchString(line) {
+				problem(i, "under a Dependencies heading orch-hook reads only `Task NN depends on Task MM` lines; write this one that way, or as `Depends On: MM` in the task's file")
+			}
+			continue
+		}
+		if m := reCheckbox.FindStringSubmatch(line); m != nil && (phase == nil || indentOf(m[1]) >= 2) {
+			t, msg := readTaskLine(m[2], m[3])
+			switch {
+			case msg != "":
+				// Not a task: a sub-item, or a checklist outside the phases.
+			case phase == nil:
+				// A checkbox outside a phase may be anything, but one that
+				// reads as a task would be dropped silently.
+				problem(i, fmt.Sprintf("Task %02d is not under a phase heading; put it under `## Phase N: title`", t.Number))
+			case last == nil:
+				problem(i, fmt.Sprintf("Task %02d is indented under the phase heading; write task lines unindented (`- [ ] Task %02d: title`)", t.Number, t.Number))
+			default:
+				problem(i, fmt.Sprintf("Task %02d is nested under Task %02d; give each task its own unindented line", t.Number, last.Number))
+			}
+			if phase == nil || last == nil {
+				continue
+			}
 		}
 		if m := reCheckbox.FindStringSubmatch(line); m != nil && phase != nil && indentOf(m[1]) < 2 {
 			last = nil
@@ -224,7 +273,7 @@ func (p *Plan) parseMaster(text string) {
 			switch {
 			case dm != nil:
 				t.fields = append(t.fields, fieldLine{kind: fieldDepends, key: "DEPENDS ON", value: strings.TrimSpace(dm[1]), line: i + 1, raw: strings.TrimSpace(line)})
-			case reMentions.MatchString(t.Title):
+			case reTitleMentions.MatchString(t.Title):
 				problem(i, "its title may state a dependency orch-hook does not read; write `(depends on NN)` after the title, or `Depends On: NN` in the task's file")
 				continue
 			}
@@ -244,16 +293,17 @@ func (p *Plan) parseMaster(text string) {
 			last = nil
 			continue
 		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
 		if last != nil && indentOf(line) >= 2 {
 			// A line indented under a task: its fields.
 			for _, f := range readFields([]string{line}, i+1) {
 				if f.value == "" && !f.list {
-					// "  - Files:" with the list further indented.
-					fs := readFields(p.lines[i:], i+1)
-					if len(fs) > 0 {
+					// "  - Files:" with the list further indented: read the
+					// indented block only.
+					end := i + 1
+					for end < len(p.lines) && (strings.TrimSpace(p.lines[end]) == "" || indentOf(p.lines[end]) > indentOf(line)) {
+						end++
+					}
+					if fs := readFields(p.lines[i:end], i+1); len(fs) > 0 {
 						f = fs[0]
 					}
 				}
@@ -267,8 +317,15 @@ func (p *Plan) parseMaster(text string) {
 			standalone = append(standalone, lineDeps{n, fieldLine{kind: fieldDepends, key: "DEPENDS ON", value: m[2], line: i + 1, raw: strings.TrimSpace(line)}})
 			continue
 		}
-		if reMentions.MatchString(line) {
+		switch {
+		case reMentions.MatchString(line) || reArrow.MatchString(line):
 			problem(i, "it states a dependency orch-hook does not read; write it in the task's file as `Depends On: NN`, or as `Task NN depends on Task MM` on a line of its own")
+		case phase != nil && reTaskRow.MatchString(line):
+			problem(i, "a table row is not a task line; list each task as `- [ ] Task NN: title`")
+		case phase != nil:
+			if item, isItem := listItem(line); isItem && taskHeader(trimLeadDecoration(item)) != 0 {
+				problem(i, "a task line needs a checkbox: write `- [ ] Task NN: title`")
+			}
 		}
 	}
 	for _, d := range standalone {
@@ -603,6 +660,10 @@ func (p *Plan) MaxTask() int {
 // a UX/DX flag changes nothing.
 type PlanSnapshot struct {
 	Phases []PhaseSnap `json:"phases"`
+	// Unlisted are task files MASTER_PLAN.md does not list: ignored, and
+	// shown to the user before the approval (a planner that revised the
+	// plan to fewer tasks cannot delete them).
+	Unlisted []string `json:"unlisted,omitempty"`
 }
 
 // PhaseSnap is one phase of a snapshot.
@@ -626,6 +687,12 @@ type TaskSnap struct {
 // Snapshot takes the plan's snapshot.
 func (p *Plan) Snapshot() *PlanSnapshot {
 	s := &PlanSnapshot{}
+	for n, tf := range p.Tasks {
+		if p.PhaseOf(n) == nil {
+			s.Unlisted = append(s.Unlisted, tf.Name)
+		}
+	}
+	sort.Strings(s.Unlisted)
 	for _, ph := range p.Phases {
 		ps := PhaseSnap{Number: ph.Number, Title: ph.Title}
 		for _, t := range ph.Tasks {
@@ -648,7 +715,7 @@ func (s *PlanSnapshot) Describe() string {
 	for _, ph := range s.Phases {
 		fmt.Fprintf(&b, "\nPhase %d: %s", ph.Number, ph.Title)
 		for _, t := range ph.Tasks {
-			fmt.Fprintf(&b, "\n  Task %02d %s", t.Number, t.Title)
+			fmt.Fprintf(&b, "\n  Task %02d %q", t.Number, t.Title) // quoted: a title cannot pass for what was read
 			if len(t.DependsOn) > 0 {
 				fmt.Fprintf(&b, " · after %s", taskList(t.DependsOn))
 			}
@@ -657,6 +724,9 @@ func (s *PlanSnapshot) Describe() string {
 				b.WriteString(" · UX/DX review")
 			}
 		}
+	}
+	if len(s.Unlisted) > 0 {
+		fmt.Fprintf(&b, "\nIgnored (task files MASTER_PLAN.md does not list): %s", strings.Join(s.Unlisted, ", "))
 	}
 	return b.String()
 }

@@ -96,11 +96,17 @@ func TestValidate(t *testing.T) {
 	if err := ParsePlan(ok).Validate(); err != nil {
 		t.Fatalf("valid plan: %v", err)
 	}
-	// A task file may exist for a task the plan does not list.
+	// A task file the plan does not list is ignored (a planner that
+	// revised the plan to fewer tasks cannot delete files), and the user
+	// is shown it before the approval.
 	extra := copyFiles(ok)
 	extra[taskFileName(9)] = []byte("# spare")
-	if err := ParsePlan(extra).Validate(); err != nil {
+	p := ParsePlan(extra)
+	if err := p.Validate(); err != nil {
 		t.Errorf("extra task file: %v", err)
+	}
+	if d := p.Snapshot().Describe(); !strings.Contains(d, "Ignored (task files MASTER_PLAN.md does not list): task-09-step.md") {
+		t.Errorf("the spare file is not shown:\n%s", d)
 	}
 }
 

@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -77,6 +78,10 @@ const (
 	fieldParallel
 	fieldFiles
 	fieldUXDX
+	// fieldMaybeDepends are keys that state a dependency when their value
+	// names tasks ("Requires: Task 01") and something else otherwise
+	// ("Requires: Node 20").
+	fieldMaybeDepends
 )
 
 // fieldKeys are the spellings of each field, as canonicalKey writes them
@@ -84,7 +89,11 @@ const (
 var fieldKeys = map[string]fieldKind{
 	"DEPENDS ON": fieldDepends, "DEPENDS": fieldDepends, "DEPENDENCIES": fieldDepends,
 	"DEPENDENCY": fieldDepends, "DEPENDS ON TASKS": fieldDepends, "DEPENDENT ON": fieldDepends,
-	"TASK DEPENDENCIES": fieldDepends, "BLOCKED BY": fieldDepends,
+	"TASK DEPENDENCIES": fieldDepends, "BLOCKED BY": fieldDepends, "DEPENDS ON TASK": fieldDepends,
+	"DEPENDS ON TASKS NN": fieldDepends,
+
+	"REQUIRES": fieldMaybeDepends, "PREREQUISITES": fieldMaybeDepends, "PREREQUISITE": fieldMaybeDepends,
+	"AFTER": fieldMaybeDepends, "NEEDS": fieldMaybeDepends, "RUNS AFTER": fieldMaybeDepends, "REQUIRED TASKS": fieldDepends,
 
 	"PARALLEL WITH": fieldParallel, "CAN RUN IN PARALLEL WITH": fieldParallel, "RUNS IN PARALLEL WITH": fieldParallel,
 
@@ -93,9 +102,13 @@ var fieldKeys = map[string]fieldKind{
 	"FILES TO EDIT": fieldFiles, "FILES TO TOUCH": fieldFiles, "FILES CHANGED": fieldFiles, "FILES MODIFIED": fieldFiles,
 	"FILES AFFECTED": fieldFiles, "AFFECTED FILES": fieldFiles, "FILES TOUCHED": fieldFiles, "TARGET FILES": fieldFiles,
 	"CHANGED FILES": fieldFiles, "MODIFIED FILES": fieldFiles, "NEW FILES": fieldFiles,
+	"TEST FILES": fieldFiles, "FILES TO DELETE": fieldFiles, "FILES TO REMOVE": fieldFiles, "FILES TO UPDATE": fieldFiles,
+	"FILES TO ADD": fieldFiles, "DELETED FILES": fieldFiles, "REMOVED FILES": fieldFiles, "FILES TO TEST": fieldFiles,
 
 	"REQUIRES UX DX REVIEW": fieldUXDX, "REQUIRES UXDX REVIEW": fieldUXDX, "UX DX REVIEW": fieldUXDX,
 	"UX DX REVIEW REQUIRED": fieldUXDX, "REQUIRES UX REVIEW": fieldUXDX, "NEEDS UX DX REVIEW": fieldUXDX,
+	"UX REVIEW REQUIRED": fieldUXDX, "UX REVIEW": fieldUXDX, "DX REVIEW": fieldUXDX, "NEEDS UX REVIEW": fieldUXDX,
+	"UX DX": fieldUXDX, "UXDX REVIEW": fieldUXDX, "REQUIRES UX DX": fieldUXDX, "UX DX REVIEW NEEDED": fieldUXDX,
 }
 
 // fieldNames are the names refusals use.
@@ -114,6 +127,7 @@ type fieldLine struct {
 	line  int  // 1-based
 	raw   string
 	file  string // set when read into a TaskFile
+	stray string // a non-item line right after the list ("- a.go\nb.go")
 }
 
 // readFieldKey reads a line as "KEY: value" or a heading "## KEY" whose
@@ -127,6 +141,14 @@ func readFieldKey(line string) (kind fieldKind, key, value string, heading, ok b
 	k, v, hasColon := strings.Cut(s, ":")
 	if !hasColon {
 		if !heading {
+			// "Depends on Task 01", "**Depends on** Task 01": the key
+			// phrase, then task references.
+			plain := strings.TrimLeft(strings.ReplaceAll(s, "*", ""), " ")
+			for _, phrase := range []string{"depends on ", "dependencies ", "depends upon "} {
+				if len(plain) > len(phrase) && strings.EqualFold(plain[:len(phrase)], phrase) && reHasTaskRef.MatchString(plain[len(phrase):]) {
+					return fieldDepends, "DEPENDS ON", strings.TrimSpace(plain[len(phrase):]), false, true
+				}
+			}
 			return fieldNone, "", "", false, false
 		}
 		k, v = s, ""
@@ -141,6 +163,9 @@ func readFieldKey(line string) (kind fieldKind, key, value string, heading, ok b
 	}
 	return kind, key, strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "*_")), heading, true
 }
+
+// reHasTaskRef: text naming a task, "Task 01" or "01".
+var reHasTaskRef = lazyRegexp(`(?i)(?:\btasks?\s*#?\s*\d{1,4}\b|^\s*#?\d{1,4}\b)`)
 
 // listItem reports whether line is a Markdown list item, and its text.
 func listItem(line string) (string, bool) {
@@ -218,6 +243,11 @@ func readFields(lines []string, first int) []fieldLine {
 						f.raw += " / " + f.value
 						continue
 					}
+					if f.list && !isHeading(lines[j]) {
+						if _, _, _, _, isField := readFieldKey(lines[j]); !isField {
+							f.stray = strings.TrimSpace(lines[j])
+						}
+					}
 					break
 				}
 				f.list = true
@@ -234,6 +264,9 @@ func readFields(lines []string, first int) []fieldLine {
 	}
 	return out
 }
+
+// reParens is one parenthetical.
+var reParens = lazyRegexp(`\([^()]*\)`)
 
 // cutComment drops what models add after a value: a parenthetical ("03
 // (see section 1.2)") and a YAML-style comment ("true  # user-facing").
@@ -286,6 +319,11 @@ func taskNumbers(f fieldLine) (nums []int, problem string) {
 	for _, p := range parts {
 		if paren, found := conjoinedParen(p); found {
 			return nil, fmt.Sprintf("the note %q names another task; list every task in the value (`01, 02`)", paren)
+		}
+		for _, paren := range reParens.FindAllString(p, -1) {
+			if reMentions.MatchString(paren) {
+				return nil, fmt.Sprintf("the note %q states a dependency; list every task in the value (`01, 02`)", paren)
+			}
 		}
 		if f.list {
 			p = itemHead(p)
@@ -341,17 +379,17 @@ func filePaths(f fieldLine) (paths []string, problem string) {
 	var items []string
 	if f.list {
 		for _, it := range f.items {
-			items = append(items, itemHead(it))
+			// "- c.go, b.go" is two files, as "Files: c.go, b.go" is.
+			items = append(items, splitPaths(it)...)
 		}
 	} else {
 		v := strings.TrimSpace(f.value)
 		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
 			v = v[1 : len(v)-1]
 		}
-		v = cutFileComments(v)
-		if strings.Contains(v, ",") {
-			items = strings.Split(v, ",")
-		} else if fields := strings.Fields(v); len(fields) > 1 {
+		if strings.ContainsAny(cutFileComments(v), ",;") {
+			items = splitPaths(v)
+		} else if fields := strings.Fields(cutFileComments(v)); len(fields) > 1 {
 			for _, w := range fields {
 				if !looksLikePath(cleanPath(w)) {
 					return nil, "separate the files with commas (`Files: src/a.go, src/b.go`); some of these words are not file paths"
@@ -362,13 +400,16 @@ func filePaths(f fieldLine) (paths []string, problem string) {
 			items = []string{v}
 		}
 	}
+	if f.stray != "" && looksLikePath(cleanPath(f.stray)) {
+		return nil, fmt.Sprintf("the line %q after the list is not a list item; write every file as `- path`", clip(f.stray, 60))
+	}
 	for _, it := range items {
-		p := cleanPath(cutFileComments(it))
+		p, problem := filePath(it)
+		if problem != "" {
+			return nil, problem
+		}
 		if p == "" || isNone(p) {
 			continue
-		}
-		if strings.ContainsAny(p, " \t") && !looksLikePath(p) {
-			return nil, fmt.Sprintf("%q is not a file path; list the files the task creates or changes (`Files: src/a.go, src/b.go`)", clip(p, 40))
 		}
 		if !containsString(paths, p) {
 			paths = append(paths, p)
@@ -377,29 +418,106 @@ func filePaths(f fieldLine) (paths []string, problem string) {
 	return paths, ""
 }
 
-// cutFileComments drops " (comment)" and " # comment" after paths.
-func cutFileComments(s string) string {
-	for {
-		i := strings.Index(s, " (")
-		if i < 0 {
-			i = strings.Index(s, "\t(")
-		}
-		if i < 0 {
-			break
-		}
-		end := strings.IndexByte(s[i:], ')')
-		if end < 0 {
-			s = s[:i]
-			break
-		}
-		s = s[:i] + s[i+end+1:]
-	}
+// splitPaths splits a Files value or list item at commas and semicolons
+// outside parentheses and backticks.
+func splitPaths(s string) []string {
+	var out []string
+	depth, code, start := 0, false, 0
 	for i := 0; i < len(s); i++ {
-		if s[i] == '#' && i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
-			return s[:i]
+		switch c := s[i]; {
+		case c == '`':
+			code = !code
+		case c == '(' && !code:
+			depth++
+		case c == ')' && !code && depth > 0:
+			depth--
+		case (c == ',' || c == ';') && depth == 0 && !code:
+			out = append(out, s[start:i])
+			start = i + 1
 		}
 	}
-	return s
+	return append(out, s[start:])
+}
+
+// filePath reads one file of a Files value: "`src/a.go`", "src/a.go
+// (new)", "src/a.go — the parser", "Modify: src/a.go". What could name
+// another file, or is not one path, is a problem.
+func filePath(item string) (string, string) {
+	s := strings.TrimSpace(unlink(item))
+	if strings.HasPrefix(s, "`") {
+		if end := strings.IndexByte(s[1:], '`'); end >= 0 {
+			return normalPath(s[1 : end+1]), ""
+		}
+	}
+	for _, paren := range reParens.FindAllString(s, -1) {
+		if strings.HasPrefix(strings.TrimSpace(s), paren) {
+			continue
+		}
+		for _, w := range strings.Fields(strings.Trim(paren, "()")) {
+			if looksLikePath(cleanPath(w)) && strings.ContainsAny(w, "/.") && !strings.HasSuffix(w, ".") {
+				return "", fmt.Sprintf("the note %q names another file; list every file the task changes (`Files: src/a.go, src/b.go`)", paren)
+			}
+		}
+	}
+	s = cutFileComments(s)
+	// "Create: src/new.go": a verb, then the path.
+	if before, after, ok := strings.Cut(s, ": "); ok {
+		b, a := looksLikePath(cleanPath(before)), looksLikePath(cleanPath(after))
+		switch {
+		case a && !b:
+			s = after
+		case b && !a:
+			s = before
+		default:
+			return "", fmt.Sprintf("%q is not one file path; write one path per item", clip(strings.TrimSpace(item), 60))
+		}
+	}
+	for _, sep := range []string{" — ", " – ", " - ", "\t"} {
+		if i := strings.Index(s, sep); i > 0 {
+			s = s[:i]
+		}
+	}
+	p := cleanPath(s)
+	if strings.ContainsAny(p, " \t") {
+		return "", fmt.Sprintf("%q is not one file path; write one path per item (`- src/a.go`), with any note in parentheses", clip(strings.TrimSpace(item), 60))
+	}
+	return normalPath(p), ""
+}
+
+// normalPath is the one spelling of a project path: "./src/b.go" and
+// "src//b.go" are "src/b.go", so the overlap rule compares like with like.
+func normalPath(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" || isNone(p) {
+		return p
+	}
+	return path.Clean(strings.ReplaceAll(p, "\\", "/"))
+}
+
+// cutFileComments drops " (comment)" and " # comment" after paths, in
+// one pass (a parenthesis inside a path, "app/(auth)/x.tsx", stays).
+func cutFileComments(s string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case depth > 0:
+			if c == '(' {
+				depth++
+			} else if c == ')' {
+				depth--
+			}
+			continue
+		case c == '(' && i > 0 && (s[i-1] == ' ' || s[i-1] == '\t'):
+			depth = 1
+			continue
+		case c == '#' && i > 0 && (s[i-1] == ' ' || s[i-1] == '\t'):
+			return b.String()
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 func cleanPath(s string) string {
@@ -441,7 +559,15 @@ func uxdxValue(f fieldLine) (value bool, problem string) {
 // problem quoting the line.
 func parseTaskFile(n int, name, text string) *TaskFile {
 	t := &TaskFile{Number: n, Name: name}
-	t.apply(name, readFields(strings.Split(text, "\n"), 1))
+	lines := strings.Split(text, "\n")
+	t.apply(name, readFields(lines, 1))
+	// A dependency in prose ("must run after Task 01") is not read: it
+	// could be read two ways, so it is refused, quoted.
+	for i, line := range lines {
+		if _, _, _, _, isField := readFieldKey(line); !isField && reMentions.MatchString(line) {
+			t.Problems = append(t.Problems, PlanProblem{File: name, Line: i + 1, Text: strings.TrimSpace(line), Problem: "it states a dependency orch-hook does not read; write it as `Depends On: NN`"})
+		}
+	}
 	return t
 }
 
@@ -455,6 +581,21 @@ func (t *TaskFile) apply(file string, fields []fieldLine) {
 			t.Problems = append(t.Problems, PlanProblem{File: file, Line: f.line, Text: f.raw, Problem: problem})
 		}
 		switch f.kind {
+		case fieldMaybeDepends:
+			// "Requires: Task 01" is a dependency; "Requires: Node 20" is
+			// not; "Requires: the parser from Task 01" could be read both
+			// ways.
+			nums, problem := taskNumbers(f)
+			switch {
+			case problem == "" && len(nums) > 0:
+				f.kind = fieldDepends
+			case reHasTaskRef.MatchString(f.value) || anyItemNamesTask(f.items):
+				bad("it names a task, but not as a dependency orch-hook reads; write `Depends On: NN` (the task numbers)")
+				continue
+			default:
+				continue
+			}
+			fallthrough
 		case fieldDepends, fieldParallel:
 			nums, problem := taskNumbers(f)
 			if problem != "" {
@@ -505,6 +646,15 @@ func (t *TaskFile) apply(file string, fields []fieldLine) {
 			t.UXDX, t.hasUXDX, t.uxdxLine = v, true, f.line
 		}
 	}
+}
+
+func anyItemNamesTask(items []string) bool {
+	for _, it := range items {
+		if reHasTaskRef.MatchString(it) {
+			return true
+		}
+	}
+	return false
 }
 
 func sameIntSet(a, b []int) bool {

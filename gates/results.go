@@ -46,8 +46,11 @@ func OwedLines(job string) []string {
 }
 
 var (
-	reTaskRef   = lazyRegexp(`(?i)\b(tasks?)\b[ \t_#-]*(\d{1,4})\b`)
-	reTaskStart = lazyRegexp(`(?i)^task\b[ \t_#-]*(\d{1,4})\b`)
+	// "Task 03", "task_03", "task03", "task-03-cli.md", "TASK #3".
+	reTaskRef = lazyRegexp(`(?i)(?:^|[^a-z0-9])(tasks?)[ \t_#-]*(\d{1,4})\b`)
+	// A task reference followed by more numbers: "task 01, 03 and 02",
+	// "Task 01 then Task 03", "Task 01; Task 03".
+	reTaskRun = lazyRegexp(`(?i)tasks?[ \t_#-]*\d{1,4}\b(?:\s*(?:,|;|&|\+|/|\band\b|\bor\b|\bthen\b|\bplus\b|\bas well as\b)\s*(?:tasks?[ \t_#-]*)?#?\s*\d{1,4}\b)+`)
 )
 
 // TaskOfPrompt reads the task a code-implementer prompt is for: see
@@ -134,16 +137,21 @@ func taskHeader(line string) int {
 // "task-03-cli.md", "TASK #3"); "Tasks 01 and 02" names several.
 func tasksOfLine(line string) (nums []int, named bool) {
 	s := trimLeadDecoration(strings.TrimSpace(line))
-	if m := reTaskStart.FindStringSubmatch(s); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		// "Task 01 and Task 02: ..." names two tasks; "Task 01: ... (see
-		// Task 02)" names Task 01, with Task 02 as context.
-		if rest := strings.TrimLeft(s[len(m[0]):], "*_` \t"); reTwoTasks.MatchString(rest) {
-			return []int{n, -1}, true
-		}
+	if n := taskHeader(s); n != 0 {
+		// "Task 01: the parser (see Task 02)" names Task 01; what follows
+		// the header is its title and context.
 		return []int{n}, true
 	}
-	for _, m := range reTaskRef.FindAllStringSubmatch(s, -1) {
+	// Elsewhere every task on the line counts: "Task 01 (Parser) and 03",
+	// "Task 01 (and 02)".
+	if _, found := conjoinedParen(s); found {
+		return []int{-1, -2}, true
+	}
+	flat := strings.NewReplacer("*", "", "`", "").Replace(stripParens(s))
+	if reTaskRun.MatchString(flat) {
+		return []int{-1, -2}, true // several
+	}
+	for _, m := range reTaskRef.FindAllStringSubmatch(flat, -1) {
 		n, _ := strconv.Atoi(m[2])
 		if strings.EqualFold(m[1], "tasks") {
 			return []int{n, -1}, true // a plural names several

@@ -111,7 +111,14 @@ var decorations = []decoration{
 	{name: "trailing spaces", line: func(k, v string) string { return joinLine(k, v) + "   " }},
 	{name: "CRLF", line: joinLine, crlf: true},
 	{name: "lower case", line: func(k, v string) string { return strings.ToLower(joinLine(k, v)) }},
-	{name: "leading emoji", line: func(k, v string) string { return "✅ " + joinLine(k, v) }},
+	// A mark that agrees with the verdict (one that says the opposite
+	// names both verdicts: refused).
+	{name: "leading emoji", line: func(k, v string) string {
+		if strings.HasPrefix(v, "FAIL") || strings.HasPrefix(v, "BLOCKED") {
+			return "❌ " + joinLine(k, v)
+		}
+		return "✅ " + joinLine(k, v)
+	}},
 }
 
 // withResultLine is the change that makes action at end its report with
