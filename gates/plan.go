@@ -94,9 +94,9 @@ var (
 	reTaskRow = lazyRegexp(`(?i)^\s*\|\s*\**(?:task\s*#?\s*)?\d{1,4}\**\s*\|`)
 	// A table's rule row: "|---|---|".
 	reTableRule = lazyRegexp(`^\s*\|?\s*:?-{3,}`)
-	reStatus   = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*status\s*\**\s*:\s*\**\s*(.*?)\s*$`)
-	reProgress = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*progress\s*\**\s*:\s*\**\s*(\d+)\s*/\s*(\d+)`)
-	reNumber   = lazyRegexp(`\d+`)
+	reStatus    = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*status\s*\**\s*:\s*\**\s*(.*?)\s*$`)
+	reProgress  = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*progress\s*\**\s*:\s*\**\s*(\d+)\s*/\s*(\d+)`)
+	reNumber    = lazyRegexp(`\d+`)
 )
 
 // ParsePlan parses the plan files; it never fails: Validate says what is
