@@ -12,7 +12,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 TAGS     := urfave_cli_no_docs
 BIN      := bin/orch-hook
 # Fuzz targets as package:FuzzName; make test runs each briefly.
-FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint ./gates:FuzzDecideCoord ./gates:FuzzShellScan ./gates:FuzzUnifiedDiff
+FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint ./gates:FuzzDecideCoord ./gates:FuzzShellScan ./gates:FuzzParsePlan ./gates:FuzzUnifiedDiff
 FUZZ_SHORT ?= 3s
 FUZZ_LONG  ?= 2m
 
