@@ -75,6 +75,29 @@ func (w *Workflow) settlePlanWrite(c *Call, name string, env *Env) (PlanWrite, b
 	return PlanWrite{}, false, false
 }
 
+// ticked is the approved snapshot with the ticks orch-hook allowed since
+// (4c) applied: those are not changes the user has to accept.
+func (w *Workflow) ticked() *PlanSnapshot {
+	if w.Plan == nil {
+		return nil
+	}
+	done := map[int]bool{}
+	for _, n := range w.DoneTasks {
+		done[n] = true
+	}
+	out := &PlanSnapshot{Phases: make([]PhaseSnap, len(w.Plan.Phases))}
+	for i, ph := range w.Plan.Phases {
+		out.Phases[i] = ph
+		out.Phases[i].Tasks = append([]TaskSnap(nil), ph.Tasks...)
+		for j := range out.Phases[i].Tasks {
+			if t := &out.Phases[i].Tasks[j]; done[t.Number] {
+				t.Checked = true
+			}
+		}
+	}
+	return out
+}
+
 // checkTicks: a plan may tick only tasks orch-hook saw done.
 func (w *Workflow) checkTicks(p *Plan) error {
 	done := map[int]bool{}
@@ -212,7 +235,7 @@ func (w *Workflow) acceptPlan(env *Env) Outcome {
 		return w.block(fmt.Sprintf("the plan as it now stands does not validate (%v); fix or revert it first.", err))
 	}
 	snap := p.Snapshot()
-	what := PlanChanges(w.Plan, snap)
+	what := PlanChanges(w.ticked(), snap)
 	w.PlanHashes = now
 	w.PlanWrites = nil
 	o := Outcome{Changed: true}

@@ -206,8 +206,9 @@ func reportsVerified(n int) func(*status.Report) string {
 }
 
 var (
-	rePlanPhase    = regexp.MustCompile(`^\s*#{1,6}\s*\**\s*Phase\s+(\d+)`)
-	rePlanTask     = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])?\s*\[([ xX])\]`)
+	rePlanPhase    = regexp.MustCompile(`^\s*(#{1,6})\s*\**\s*Phase\s+(\d+)`)
+	rePlanHeading  = regexp.MustCompile(`^\s*(#{1,6})\s`)
+	rePlanTask     = regexp.MustCompile(`^(?:[-*+]|\d+[.)])?\s*\[([ xX])\]`)
 	rePlanStatus   = regexp.MustCompile(`(?i)^(\s*(?:[-*+]\s*)?\**\s*status\s*\**\s*:\s*\**\s*)(.*?)(\s*)$`)
 	rePlanProgress = regexp.MustCompile(`(?i)^(\s*(?:[-*+]\s*)?\**\s*progress\s*\**\s*:\s*\**\s*)(\d+)(\s*/\s*)(\d+)`)
 )
@@ -215,17 +216,24 @@ var (
 // tickedPlan is MASTER_PLAN.md as a model writes it in 4c: the phase's
 // tasks ticked, its Status: complete, Progress: counted. It works from
 // the file as it stands, so a variant with another plan format (or an
-// earlier edit) is ticked the same way.
+// earlier edit) is ticked the same way. Tasks are read as orch-hook
+// reads them: unindented checkboxes under a phase heading (an indented
+// one is a sub-item; a heading at the phase headings' level or above, such
+// as "## Success criteria", ends the phases; a deeper one does not).
 func tickedPlan(text string, phase int) string {
 	lines := strings.Split(text, "\n")
-	in, done, total := false, 0, 0
+	in, inPhases, level, done, total := false, false, 0, 0, 0
 	for i, l := range lines {
 		if m := rePlanPhase.FindStringSubmatch(l); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			in = n == phase
+			n, _ := strconv.Atoi(m[2])
+			in, inPhases, level = n == phase, true, len(m[1])
 			continue
 		}
-		if m := rePlanTask.FindStringSubmatch(l); m != nil {
+		if m := rePlanHeading.FindStringSubmatch(l); m != nil && inPhases && len(m[1]) <= level {
+			in, inPhases = false, false
+			continue
+		}
+		if m := rePlanTask.FindStringSubmatch(l); m != nil && inPhases {
 			total++
 			if in && m[1] == " " {
 				l = strings.Replace(l, "[ ]", "[x]", 1)

@@ -137,6 +137,12 @@ func (r *run) perform(a *action, points map[string][]want) {
 		r.hook(a, "pre-bash", map[string]any{"tool_input.command": a.command, "tool_input.description": "Run a command"})
 	case kindDisk:
 		for name, content := range a.files {
+			if content == removed {
+				if err := os.Remove(filepath.Join(r.work, name)); err != nil {
+					r.t.Fatal(err)
+				}
+				continue
+			}
 			r.writeFile(name, content)
 		}
 	}
@@ -495,6 +501,7 @@ func (r *run) hook(a *action, template string, set map[string]any) hookResult {
 		b.WriteString(out.HookSpecificOutput.AdditionalContext + "\n" + reason + "\n")
 	}
 	if reason == "" {
+		r.toldFailure(where, out.HookSpecificOutput.AdditionalContext)
 		return hookResult{}
 	}
 	r.refusals = append(r.refusals, where+": "+reason)
@@ -502,7 +509,7 @@ func (r *run) hook(a *action, template string, set map[string]any) hookResult {
 	for i, f := range r.fixes {
 		// A nudge is answered by the agent (reply); a refused tool call by
 		// the orchestrator (redo, or nothing).
-		if !strings.Contains(reason, f.match) || r.used[i] >= max(f.times, 1) || nudge != (f.reply != "") {
+		if f.told || !strings.Contains(reason, f.match) || r.used[i] >= max(f.times, 1) || nudge != (f.reply != "") {
 			continue
 		}
 		r.used[i]++
@@ -515,6 +522,30 @@ func (r *run) hook(a *action, template string, set map[string]any) hookResult {
 		return hookResult{refused: true}
 	}
 	panic(wrongError{classWedged, fmt.Sprintf("%s was refused and no fix answers it: %s", where, reason)})
+}
+
+// toldFailure handles a checkpoint line that reports a failure (a fix
+// with told set): the call went through, but the orchestrator was told
+// the step did not complete. It counts as a refusal, answered by the
+// fix's redo; told once more than the fix allows is a wedge.
+func (r *run) toldFailure(where, context string) {
+	if context == "" {
+		return
+	}
+	for i, f := range r.fixes {
+		if !f.told || !strings.Contains(context, f.match) {
+			continue
+		}
+		if r.used[i] >= max(f.times, 1) {
+			panic(wrongError{classWedged, fmt.Sprintf("%s: the orchestrator was told of the failure again and no fix answers it: %s", where, context)})
+		}
+		r.used[i]++
+		r.refusals = append(r.refusals, where+" (told): "+context)
+		if f.redo != nil {
+			r.queue = append(r.queue, f.redo(r.script)...)
+		}
+		return
+	}
 }
 
 // dump writes the call's payload and answer under $ORCH_HOOK_VARIANTS_DUMP

@@ -262,10 +262,14 @@ func bashCommand(key, command string) *action {
 }
 
 // onDisk changes project files without any hook, as a shell command or
-// an editor outside Claude Code does, for the tampered-plan category.
+// an editor outside Claude Code does, for the tampered-plan category. A
+// file whose content is removed is deleted.
 func onDisk(key string, files map[string]string) *action {
 	return &action{key: key, kind: kindDisk, files: files}
 }
+
+// removed, as a file's content in onDisk, deletes the file.
+const removed = "\x00removed"
 
 // copyAction is a deep enough copy of a for a relaunch: a new key (hence
 // new tool-use and agent ids), the same want.

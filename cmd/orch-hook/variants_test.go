@@ -13,7 +13,8 @@ package main
 //
 //   - accepted: complete, every expectation met, nothing refused;
 //   - refused-with-a-fix: every refusal was expected and its fix led on to
-//     complete with every expectation met;
+//     complete with every expectation met (a refusal is a deny, a block,
+//     or a checkpoint line telling of a failure, see fix.told);
 //   - misread: an expectation does not hold (expected vs read is printed),
 //     or a refusal the variant expects never came (orch-hook accepted
 //     what it should refuse);
@@ -90,6 +91,13 @@ type fix struct {
 	// times is how often the refusal may come (0 means once); one more is
 	// a wedge, so a fix cannot loop.
 	times int
+	// told: the refusal is not a deny or block but a checkpoint line that
+	// reports a failure in what the orchestrator is told (a hook's
+	// additionalContext), such as "[STEP 2] task-planner returned, but
+	// the plan does not validate: ...": the call itself goes through, the
+	// workflow stays where it was, and match is looked for in the
+	// context. It counts as a refusal; redo is the model's answer.
+	told bool
 }
 
 // Classes of a variant's outcome.
