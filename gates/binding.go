@@ -98,6 +98,52 @@ func (w *Workflow) ticked() *PlanSnapshot {
 	return out
 }
 
+// knownPhase is the last phase of the plan orch-hook binds (0: none).
+func (w *Workflow) knownPhase() int {
+	if w.Plan == nil || len(w.Plan.Phases) == 0 {
+		return 0
+	}
+	return w.Plan.Phases[len(w.Plan.Phases)-1].Number
+}
+
+// pendingPhase is the phase appended after the last one orch-hook knows
+// while 4a waits for one, not taken yet: it is taken at the next
+// code-implementer launch (takeAppendedPhase, with its checks). 0: none,
+// or more than one (only a change made outside orch-hook appends two; they
+// go to the user as added tasks).
+func (w *Workflow) pendingPhase(p *Plan) int {
+	if w.Awaiting == "" || w.Plan == nil {
+		return 0
+	}
+	known, n := w.knownPhase(), 0
+	for _, ph := range p.Phases {
+		if ph.Number > known {
+			if n != 0 {
+				return 0
+			}
+			n = ph.Number
+		}
+	}
+	return n
+}
+
+// bindable is the snapshot of p orch-hook binds when the user accepts or
+// approves the plan as it stands: the pending appended phase is left out,
+// since the acceptance does not take it.
+func (w *Workflow) bindable(p *Plan) *PlanSnapshot {
+	snap := p.Snapshot()
+	if n := w.pendingPhase(p); n != 0 {
+		kept := snap.Phases[:0]
+		for _, ph := range snap.Phases {
+			if ph.Number != n {
+				kept = append(kept, ph)
+			}
+		}
+		snap.Phases = kept
+	}
+	return snap
+}
+
 // checkTicks: a plan may tick only tasks orch-hook saw done.
 func (w *Workflow) checkTicks(p *Plan) error {
 	done := map[int]bool{}
@@ -234,14 +280,18 @@ func (w *Workflow) acceptPlan(env *Env) Outcome {
 	if err != nil {
 		return w.block(fmt.Sprintf("the plan as it now stands does not validate (%v); fix or revert it first.", err))
 	}
-	snap := p.Snapshot()
+	snap := w.bindable(p)
 	what := PlanChanges(w.ticked(), snap)
 	w.PlanHashes = now
 	w.PlanWrites = nil
 	o := Outcome{Changed: true}
 	if len(what) == 0 || w.Current == S3 {
+		next := w.Next(env)
+		if n := w.pendingPhase(p); n != 0 && w.Current == S4a {
+			next = fmt.Sprintf("phase %d is appended: launch code-implementer for its tasks (orch-hook takes the phase then)", n)
+		}
 		w.Plan = snap
-		o.Context = fmt.Sprintf("orch-hook: [RESOLVE] accept-plan | %s accepted as they stand (%s); nothing the gates read changed since the approval. Next: %s", strings.Join(changed, ", "), orText(strings.Join(what, "; "), "text only"), w.Next(env))
+		o.Context = fmt.Sprintf("orch-hook: [RESOLVE] accept-plan | %s accepted as they stand (%s); nothing the gates read changed since the approval. Next: %s", strings.Join(changed, ", "), orText(strings.Join(what, "; "), "text only"), next)
 		o.log(Record{Type: RecDecision, Reason: "accept-plan: " + strings.Join(changed, ", ")})
 		return o
 	}

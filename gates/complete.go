@@ -326,15 +326,38 @@ func (w *Workflow) complete(l *Launch, text, prior string, env *Env, o *Outcome)
 func (w *Workflow) analysed(text string, env *Env) string {
 	// FAILURE_ANALYSIS may update the task files' Files: and Depends On:
 	// lines; F2 schedules the fixes by them, so they are read again (and
-	// must still validate). The UX/DX flags stay as approved.
+	// must still validate). The UX/DX flags stay as approved. A change
+	// made outside orch-hook is not read: while the plan differs from
+	// what orch-hook recorded, it is read as recorded (from the verified
+	// copies), or not at all; the next launch is refused until the plan is
+	// repaired or accepted (accept-plan compares with w.Plan, so it shows
+	// that change).
+	changed, bad := w.planDrift(env)
+	if bad != nil {
+		return fmt.Sprintf("%s F1: FAILURE_ANALYSIS returned, but %s cannot be read (%v). Fix the directory's permissions, then relaunch task-planner for FAILURE_ANALYSIS.", w.phaseTag(w.Phase), TasksDir, env.loadErr)
+	}
 	p, err := env.plan()
-	if err != nil {
+	read := true
+	drift := ""
+	if len(changed) > 0 {
+		drift = fmt.Sprintf("\n\nThe plan changed outside orch-hook (not through an allowed Write/Edit): %s under %s. ", nameList(changed), TasksDir)
+		if view, ok := w.recordedView(env, changed); ok {
+			p = ParsePlan(view)
+			err = p.Validate()
+			drift += "FAILURE_ANALYSIS's task files were read as orch-hook recorded them"
+		} else {
+			read = false
+			drift += "The task files were not read again (orch-hook has no verified copy of every changed file), so the fixes are scheduled by the Files: and Depends On: lines orch-hook read before"
+		}
+		drift += "; every launch is refused until the plan is back as orch-hook recorded it (Write each file back with exactly its recorded content), or the user accepts it with /orch-hook:resolve accept-plan."
+	}
+	if read && err != nil {
 		return fmt.Sprintf("%s F1: FAILURE_ANALYSIS returned, but the plan does not validate: %v. Relaunch task-planner for FAILURE_ANALYSIS to fix the task files.", w.phaseTag(w.Phase), err)
 	}
 	for i := range w.Plan.Phases {
 		for j := range w.Plan.Phases[i].Tasks {
 			ts := &w.Plan.Phases[i].Tasks[j]
-			if tf := p.Tasks[ts.Number]; tf != nil {
+			if tf := p.Tasks[ts.Number]; tf != nil && read {
 				ts.DependsOn, ts.Files = tf.DependsOn, tf.Files
 			}
 		}
@@ -359,7 +382,7 @@ func (w *Workflow) analysed(text string, env *Env) string {
 	if _, err := w.fire(OnAnalysis, env); err != nil {
 		return ""
 	}
-	return fmt.Sprintf("%s F1 OK -> F2 | fix only %s%s", w.phaseTag(w.Phase), taskList(w.FailingTasks), how)
+	return fmt.Sprintf("%s F1 OK -> F2 | fix only %s%s%s", w.phaseTag(w.Phase), taskList(w.FailingTasks), how, drift)
 }
 
 func orText(s, def string) string {

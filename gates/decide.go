@@ -81,9 +81,11 @@ type Env struct {
 	Files     PlanFiles
 	LoadFiles func() (PlanFiles, error)
 	// Recorded reads orch-hook's copy of a plan file as it recorded it
-	// (false: none kept; nil: none at all). It is read only to show a
-	// refusal's diff, and is not trusted: a copy counts only when it
-	// hashes to the recorded hash.
+	// (false: none kept; nil: none at all). It is read only while the
+	// plan differs from the record: to show a refusal's diff, and to read
+	// the plan as recorded when FAILURE_ANALYSIS returns (recordedView).
+	// It is not trusted: a copy counts only when it hashes to the
+	// recorded hash.
 	Recorded func(name string) ([]byte, bool)
 	Now      time.Time
 	StopCap  int
@@ -813,8 +815,21 @@ func (w *Workflow) openFailing() []int {
 }
 
 // takeAppendedPhase makes the phase appended to MASTER_PLAN.md the current
-// one, if there is one and the plan validates.
+// one, if there is one and the plan validates. It reads the whole plan
+// again, so it first checks that every file is as orch-hook recorded it:
+// the appended phase's files and any other change came through writes
+// orch-hook allowed (their hashes moved when they were confirmed), and a
+// change made outside orch-hook is refused like everywhere else, the
+// phase not taken until it is repaired or accepted.
 func (w *Workflow) takeAppendedPhase(env *Env, o *Outcome) string {
+	changed, bad := w.planDrift(env)
+	if bad != nil {
+		return fmt.Sprintf("cannot read %s (%v), so the plan cannot be checked; fix the directory's permissions.", TasksDir, env.loadErr)
+	}
+	if len(changed) > 0 {
+		o.log(Record{Type: RecUpdate, Reason: fmt.Sprintf("appended phase not taken: the plan changed outside orch-hook (%s)", nameList(changed)), Phase: w.Phase})
+		return w.driftNotice(env, changed, "The appended phase is not taken until then; once the plan is back as orch-hook recorded it, launch code-implementer for the phase's tasks (orch-hook takes the phase then; after accept-plan, follow what it says).")
+	}
 	p, err := env.plan()
 	if err != nil {
 		return fmt.Sprintf("the plan does not validate (%v); append the fix phase with its task files first.", err)
@@ -845,8 +860,8 @@ func (w *Workflow) takeAppendedPhase(env *Env, o *Outcome) string {
 		}
 	}
 	from := w.Current
+	// No drift: the recorded hashes already are the files' (no re-hash).
 	w.Plan = p.Snapshot()
-	w.PlanHashes = HashPlanFiles(env.files())
 	w.Phase = last.Number
 	w.Awaiting = ""
 	w.Tasks = nil

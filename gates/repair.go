@@ -54,7 +54,7 @@ type driftFile struct {
 }
 
 // classifyDrift sorts the changed files by what can be done about them.
-// The copies are read only here, on the refusal path.
+// The copies are read only here, while the plan differs from the record.
 func (w *Workflow) classifyDrift(changed []string, recorded func(string) ([]byte, bool)) []driftFile {
 	out := make([]driftFile, 0, len(changed))
 	for _, name := range changed {
@@ -100,6 +100,30 @@ func (w *Workflow) planDrift(env *Env) ([]string, *Outcome) {
 	return ChangedFiles(w.PlanHashes, HashPlanFiles(files)), nil
 }
 
+// recordedView is the plan files as orch-hook recorded them, for a step
+// that must read the plan while it differs from the record (an agent's
+// completion): each changed file replaced by orch-hook's copy of it, a file
+// orch-hook never recorded left out. ok is false when a changed file has
+// no copy that hashes to its recorded hash: then the record cannot be
+// read, and the files as they stand must not be read instead.
+func (w *Workflow) recordedView(env *Env, changed []string) (PlanFiles, bool) {
+	view := make(PlanFiles, len(env.files()))
+	for name, b := range env.files() {
+		view[name] = b
+	}
+	for _, d := range w.classifyDrift(changed, env.Recorded) {
+		switch d.kind {
+		case driftRestorable:
+			view[d.name] = d.copy
+		case driftUnrecorded:
+			delete(view, d.name)
+		default:
+			return nil, false
+		}
+	}
+	return view, true
+}
+
 // restores reports whether a write that leaves name holding next puts the
 // file back to the content orch-hook recorded, from content that differs
 // (or from a deleted file).
@@ -117,6 +141,32 @@ func (w *Workflow) restores(env *Env, name, next string) bool {
 // target is the plan file a refused write names ("" for another call).
 // The log keeps the first paragraph; the model sees the diffs too.
 func (w *Workflow) driftRefusal(env *Env, changed []string, c *Call, target string) Outcome {
+	head, blocks := w.driftReport(env, changed, c, target)
+	logged := fmt.Sprintf("orch-hook: %s Now: %s. Next: once the plan is back as orch-hook recorded it (or accepted), %s.", head, w.Where(), w.Next(nil))
+	reason := logged
+	if blocks != "" {
+		reason += "\n\n" + blocks
+	}
+	o := Outcome{Verdict: Deny, Reason: reason}
+	o.log(Record{Type: RecDeny, Reason: logged, Phase: w.Phase})
+	return o
+}
+
+// driftNotice is the drift refusal for a step that cannot be taken while
+// the plan differs from what orch-hook recorded (an agent's completion):
+// what changed and how to repair it, then (what waits), then the diffs.
+func (w *Workflow) driftNotice(env *Env, changed []string, then string) string {
+	head, blocks := w.driftReport(env, changed, nil, "")
+	out := head + " " + then
+	if blocks != "" {
+		out += "\n\n" + blocks
+	}
+	return out
+}
+
+// driftReport is driftRefusal's text: the first paragraph (what changed,
+// how to repair it) and the diffs ("" when none can be shown).
+func (w *Workflow) driftReport(env *Env, changed []string, c *Call, target string) (string, string) {
 	drift := w.classifyDrift(changed, env.Recorded)
 	var recorded, unrecorded []string
 	diffs := false
@@ -155,7 +205,6 @@ func (w *Workflow) driftRefusal(env *Env, changed []string, c *Call, target stri
 		fmt.Fprintf(&head, " %s %s never recorded by orch-hook (new): no write can remove %s; only the user can, with `rm %s` in their terminal, or the user accepts the plan with /orch-hook:resolve accept-plan.",
 			nameList(unrecorded), pick(len(unrecorded), "was", "were"), pick(len(unrecorded), "it", "them"), strings.Join(rm, " "))
 	}
-	logged := fmt.Sprintf("orch-hook: %s Now: %s. Next: once the plan is back as orch-hook recorded it (or accepted), %s.", head.String(), w.Where(), w.Next(nil))
 	var blocks []string
 	budget, shown := diffLinesTotal, 0
 	for _, d := range drift {
@@ -169,13 +218,7 @@ func (w *Workflow) driftRefusal(env *Env, changed []string, c *Call, target stri
 		shown++
 		blocks = append(blocks, w.driftBlock(env, d, &budget))
 	}
-	reason := logged
-	if len(blocks) > 0 {
-		reason += "\n\n" + strings.Join(blocks, "\n\n")
-	}
-	o := Outcome{Verdict: Deny, Reason: reason}
-	o.log(Record{Type: RecDeny, Reason: logged, Phase: w.Phase})
-	return o
+	return head.String(), strings.Join(blocks, "\n\n")
 }
 
 // driftBlock is one recorded file's part of the refusal: its diff, or why

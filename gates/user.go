@@ -275,7 +275,7 @@ func (w *Workflow) approve(env *Env) Outcome {
 	if changed := ChangedFiles(w.PlanHashes, now); len(changed) > 0 {
 		// The user approves what validated at 2 -> 3; a change since, not
 		// through a write orch-hook allowed, is shown and re-validated.
-		snap := p.Snapshot()
+		snap := w.bindable(p)
 		what := PlanChanges(w.Plan, snap)
 		if len(what) == 0 {
 			what = []string{"text only (nothing the gates read)"}
@@ -292,18 +292,35 @@ func (w *Workflow) approve(env *Env) Outcome {
 	if err := w.checkTicks(p); err != nil {
 		return w.block(fmt.Sprintf("approval refused: %v.", err))
 	}
-	if p.FirstOpenPhase() == 0 {
+	open := p.FirstOpenPhase()
+	// Back at 3 while 4a waited for an appended phase (accept-plan, or
+	// changes requested): with no open phase it waits for one again, and
+	// the one appended after the phases orch-hook knows is taken at the
+	// next code-implementer launch, with its checks. Any other open phase
+	// is the approved plan's next one.
+	awaits := w.Awaiting != "" && (open == 0 || open == w.pendingPhase(p))
+	if open == 0 && !awaits {
 		// 4a would have no phase to run.
 		return w.block("the plan has no unchecked task, so there is nothing to implement; ask for changes with /orch-hook:request-changes <what to add>.")
 	}
 	w.fire(OnApprove, env)
 	w.WaitingOn = ""
-	w.Plan = p.Snapshot()
-	w.PlanHashes = HashPlanFiles(env.files())
-	w.Phase = p.FirstOpenPhase()
 	w.Tasks = nil
 	w.FixIterations = 0
+	if awaits {
+		w.Plan = w.bindable(p)
+	} else {
+		w.Plan = p.Snapshot()
+		w.Phase = open
+		w.Awaiting = ""
+	}
+	w.PlanHashes = now
 	line := fmt.Sprintf("[STEP 3] APPROVED -> 4a | phase %d of %d: %s", w.Phase, len(w.Plan.Phases), w.Next(env))
+	if awaits && open != 0 {
+		line = fmt.Sprintf("[STEP 3] APPROVED -> 4a | phase %d is appended: launch code-implementer for its tasks (orch-hook takes the phase then)", open)
+	} else if awaits {
+		line = fmt.Sprintf("[STEP 3] APPROVED -> 4a | %s: %s", w.Where(), w.Next(env))
+	}
 	o := Outcome{Changed: true, Context: "orch-hook: " + line}
 	o.log(Record{Type: RecDecision, Reason: "approve: " + line, Phase: w.Phase})
 	return o
@@ -366,6 +383,11 @@ func (w *Workflow) resolve(args string, env *Env) Outcome {
 			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> 4a | final-validation failures reset to 0/%d: append a fix phase to MASTER_PLAN.md, then implement it", MaxFinalFailures)
 		}
 	case "skip":
+		if kind == EscalationFix {
+			if refused, bad := w.skipDrift(env); bad {
+				return refused
+			}
+		}
 		w.fire(OnSkip, env)
 		w.WaitingOn = ""
 		if kind == EscalationFix {
@@ -402,6 +424,44 @@ func (w *Workflow) resolve(args string, env *Env) Outcome {
 	w.Escalation = nil
 	o.log(Record{Type: RecDecision, Reason: "resolve " + option + " (" + kind + " escalation)", Phase: w.Phase})
 	return o
+}
+
+// skipDrift refuses /orch-hook:resolve skip of a phase while the plan
+// differs from what orch-hook recorded: the skip rewrites MASTER_PLAN.md
+// from the file as it stands and records it, so it would adopt a change
+// made outside orch-hook without showing it. The user repairs or accepts
+// the change first (the refusal says how, with the diffs), then skips.
+func (w *Workflow) skipDrift(env *Env) (Outcome, bool) {
+	changed, bad := w.planDrift(env)
+	if bad != nil {
+		return w.block(fmt.Sprintf("skip refused: cannot read %s (%v), so the plan cannot be checked; fix the directory's permissions, then type /orch-hook:resolve skip again.", TasksDir, env.loadErr)), true
+	}
+	if len(changed) == 0 {
+		return Outcome{}, false
+	}
+	var unrecorded []string
+	for _, name := range changed {
+		if _, ok := w.PlanHashes[name]; !ok {
+			unrecorded = append(unrecorded, shellWord(TasksDir+"/"+name))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "skip refused: the plan changed outside orch-hook (not through a Write/Edit orch-hook allowed): %s under %s. The skip marks phase %d's tasks [x] in %s and records the plan as it then stands, so it would adopt that change without showing it. First put the plan back or accept it: ", nameList(changed), TasksDir, w.Phase, MasterPlan)
+	if len(unrecorded) < len(changed) {
+		b.WriteString("ask Claude to Write each changed file back with exactly its recorded content (the diff below), or run `orch-hook repair --plan` in your terminal")
+		if len(unrecorded) > 0 {
+			b.WriteString(", and ")
+		}
+	}
+	if len(unrecorded) > 0 {
+		fmt.Fprintf(&b, "remove the new %s with `rm %s` in your terminal", pick(len(unrecorded), "file", "files"), strings.Join(unrecorded, " "))
+	}
+	b.WriteString("; or accept the plan as it stands with /orch-hook:resolve accept-plan (it lists what changed; a change the gates read takes the plan back to step 3 for your approval). Then type /orch-hook:resolve skip again.")
+	o := w.block(b.String())
+	if _, diffs := w.driftReport(env, changed, nil, ""); diffs != "" {
+		o.Reason += "\n\n" + diffs
+	}
+	return o, true
 }
 
 func (w *Workflow) sessionStart(c *Call, env *Env) Outcome {

@@ -348,8 +348,15 @@ func (w *Workflow) postWrite(c *Call, env *Env) Outcome {
 	return o
 }
 
-// advance4c fires "MASTER_PLAN.md updated" when phase is fully ticked.
+// advance4c fires "MASTER_PLAN.md updated" when phase is fully ticked,
+// and only while MASTER_PLAN.md, whose ticks it reads, is as orch-hook
+// recorded it: ticks made outside orch-hook do not move the workflow (a
+// restoring write of another file settling meanwhile does not read them;
+// the write that restores MASTER_PLAN.md moves it, if its ticks do).
 func (w *Workflow) advance4c(env *Env, o *Outcome) {
+	if changed, bad := w.planDrift(env); bad != nil || contains(changed, MasterPlan) {
+		return
+	}
 	p, err := env.plan()
 	if err != nil || !p.PhaseChecked(w.Phase) {
 		return
