@@ -45,6 +45,12 @@ func TestTouchesState(t *testing.T) {
 		"git apply --directory=.orchestrator p.diff":                  true,
 		"bash -c 'git diff > .orchestrator/x'":                        true,
 		`eval "cat x 2>/dev/null > .orchestrator/y"`:                  true,
+		// env's split string is the command line env runs.
+		`env --split-string='GIT_EXTERNAL_DIFF="truncate -s0" git' diff --no-index README.md .orchestrator/tasks/MASTER_PLAN.md`: true,
+		`env -S'LC_ALL=C git' diff .orchestrator`:                                       true,
+		`env -S'git' diff .orchestrator`:                                                false,
+		"sort -o .orchestrator/tasks/MASTER_PLAN.md .orchestrator/tasks/MASTER_PLAN.md": true,
+		"sort .orchestrator/tasks/MASTER_PLAN.md":                                       false,
 		// The state is named: refused, read or not.
 		"cat .orchestrator/state/checkpoint.json 2>/dev/null": true,
 		"git log -- .orchestrator/state":                      true,
@@ -67,9 +73,57 @@ func TestSweeps(t *testing.T) {
 		"git stash -u":             false, // untracked, not ignored: the state is ignored
 		"git stash list --all":     false,
 		"git stash show -p":        false,
+		// Options computed on the command line, or from stdin.
+		"X=-delete; find . $X":           true,
+		"X=-delete; find src -name x $X": false,
+		"ls | xargs find":                true,
+		"S=clean; git $S -fdx":           true,
+		"echo -x | xargs git clean -f":   true,
+		"R=--delete; rsync -a $R src/ .": true,
+		"git commit -m \"$(date)\"":      false,
+		// A command run on every file found or searched.
+		"fd -H . -x rm":             true,
+		"fd -e md -X sed -i s/a/b/": true,
+		"rg --pre rm Task":          true,
+		"fd -e md":                  false,
+		"rg Task":                   false,
+		// Formatters of Markdown and JSON over the project root (they walk
+		// dot directories); other formatters change no file there.
+		"prettier --write .":                    true,
+		"npx prettier -w '**/*.md'":             true,
+		"prettier --write '*/tasks/*.md'":       true,
+		"mdformat .":                            true,
+		"markdownlint --fix .":                  true,
+		"biome format --write":                  true,
+		"dprint fmt":                            true,
+		"deno fmt":                              true,
+		"git ls-files | xargs prettier --write": true,
+		"prettier --write src":                  false,
+		"prettier --write '*.md'":               false,
+		"prettier --check .":                    false,
+		"biome format --write src":              false,
+		"gofmt -w .":                            false,
+		"black .":                               false,
+		"ruff format .":                         false,
+		"eslint --fix .":                        false,
 	} {
 		if got := (&Call{Command: cmd}).sweeps(); got != want {
 			t.Errorf("sweeps(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+	// From a subdirectory: the root is .. (one level down) or named.
+	for _, tc := range []struct {
+		cmd, cwd string
+		want     bool
+	}{
+		{"fd -H . -x rm", "src", false},
+		{"fd -H . .. -x rm", "src", true},
+		{"prettier --write .", "src", false},
+		{"prettier --write ..", "src", true},
+		{"mdformat ..", "src/x", false},
+	} {
+		if got := (&Call{Command: tc.cmd, CwdRel: tc.cwd}).sweeps(); got != tc.want {
+			t.Errorf("sweeps(%q in %q) = %v, want %v", tc.cmd, tc.cwd, got, tc.want)
 		}
 	}
 }

@@ -1021,32 +1021,102 @@ func (c *shCmd) allWords() []shWord {
 	return ws
 }
 
-// shWrap describes a command that runs another: how to find it.
+// shWrap describes a command that runs another: how its options read (as
+// getopt_long reads them: clusters, an argument glued or in the next word,
+// long options by any unambiguous prefix), so that the command it runs is
+// found where the wrapper finds it. An option no table knows makes the
+// scan suspicious: which word it runs is then unsure.
 type shWrap struct {
-	argOpts string // short options whose argument is the next word
+	argOpts string // short options taking an argument: the rest of the word, or the next word
+	optOpts string // short options taking an optional argument: only the rest of the word
+	flags   string // short options taking none; a letter in none of the three is unknown
+	longArg string // long options taking an argument (=value or the next word), "name=L" with L its short equivalent
+	longs   string // long options taking none (or only as =value)
 	skip    int    // positional arguments before the command (timeout's duration)
 	assigns bool   // NAME=value arguments (env, sudo; bash's time and coproc take a command that may start with them)
+	anyEq   bool   // any argument holding '=' before the command is an assignment (env's putenv, sudo)
+	dash    bool   // a lone "-" is an option (env: -i)
+	numeric bool   // -N, --N and -+N are options (nice's adjustment)
+	anyLong bool   // an unknown long option takes no separate argument (firejail's --opt=value; npm's nopt)
+	subs    string // it runs a command only after one of these words (npm exec, uv tool run)
+	subsOpt bool   // ... or without one (yarn prettier, pnpm prettier)
+	code    string // short options whose argument is shell code (npx -c)
+	dirOpt  byte   // the short option naming the directory it runs the command in (env -C, sudo -D)
 }
 
 var shWrappers = sync.OnceValue(func() map[string]shWrap {
+	npm := shWrap{argOpts: "pcw", flags: "yqs", longArg: "package=p call=c workspace=w prefix cache registry userconfig",
+		longs: "yes no quiet silent ignore-existing workspaces include-workspace-root offline prefer-offline prefer-online", anyLong: true, code: "c"}
+	npmExec := npm
+	npmExec.subs = "exec x"
 	return map[string]shWrap{
-		"env": {argOpts: "uCS", assigns: true}, "command": {}, "builtin": {}, "exec": {argOpts: "a"},
-		"nohup": {}, "setsid": {}, "time": {argOpts: "fo", assigns: true}, "nice": {argOpts: "n"}, "ionice": {argOpts: "cnp"},
-		"stdbuf": {argOpts: "ioe"}, "timeout": {argOpts: "sk", skip: 1}, "sudo": {argOpts: "ugpChDRTU", assigns: true},
-		"doas": {argOpts: "uC"}, "chroot": {skip: 1}, "taskset": {skip: 1}, "chrt": {skip: 1},
-		"flock": {argOpts: "wE", skip: 1}, "xargs": {argOpts: "adEILnPs"}, "unbuffer": {}, "busybox": {},
-		"caffeinate": {argOpts: "tw"}, "strace": {argOpts: "oepsEuIbaX"}, "ltrace": {argOpts: "oepsSuanl"},
-		"coproc": {assigns: true}, "chronic": {}, "ifne": {}, "torsocks": {}, "firejail": {}, "unshare": {}, "nsenter": {},
-		"parallel": {argOpts: "jSIaEd"},
+		"env": {argOpts: "CSuaLPU", flags: "iv0", longArg: "argv0=a chdir=C split-string=S unset=u",
+			longs:   "ignore-environment null default-signal ignore-signal block-signal list-signal-handling debug help version",
+			assigns: true, anyEq: true, dash: true, dirOpt: 'C'},
+		"command": {flags: "pvV"}, "builtin": {}, "exec": {argOpts: "a", flags: "cl"},
+		"nohup": {longs: "help version"}, "setsid": {flags: "cfwhV", longs: "ctty fork wait help version"},
+		"time":    {argOpts: "fo", flags: "aplqvVh", longArg: "format=f output=o", longs: "append portability quiet verbose help version", assigns: true},
+		"nice":    {argOpts: "n", longArg: "adjustment=n", longs: "help version", numeric: true},
+		"ionice":  {argOpts: "cnpPu", flags: "thV", longArg: "class=c classdata=n pid=p pgid=P uid=u", longs: "ignore help version"},
+		"stdbuf":  {argOpts: "ioe", longArg: "input=i output=o error=e", longs: "help version"},
+		"timeout": {argOpts: "ks", flags: "fpv", longArg: "kill-after=k signal=s", longs: "foreground preserve-status verbose help version", skip: 1},
+		"sudo": {argOpts: "aCcDghpRrTtUu", flags: "AbBEeHiKklNnPSsVv",
+			longArg: "auth-type=a close-from=C login-class=c chdir=D group=g host=h prompt=p chroot=R role=r command-timeout=T type=t other-user=U user=u",
+			longs:   "askpass background bell preserve-env edit help set-home login remove-timestamp reset-timestamp list non-interactive preserve-groups stdin shell version validate",
+			assigns: true, anyEq: true, dirOpt: 'D'},
+		"doas":    {argOpts: "aCu", flags: "Lns"},
+		"chroot":  {longArg: "userspec groups", longs: "skip-chdir help version", skip: 1},
+		"taskset": {flags: "apchV", longs: "all-tasks pid cpu-list help version", skip: 1},
+		"chrt": {argOpts: "TPD", flags: "abdefiopRrmvhV", longArg: "sched-runtime=T sched-period=P sched-deadline=D",
+			longs: "all-tasks batch deadline ext fifo idle other pid reset-on-fork rr max verbose help version", skip: 1},
+		"flock": {argOpts: "wEc", flags: "sexnouFhV", longArg: "timeout=w wait=w conflict-exit-code=E command=c",
+			longs: "shared exclusive unlock nonblock nb close no-fork verbose help version", skip: 1},
+		"xargs": {argOpts: "adEIJLnPRSs", optOpts: "eil", flags: "0oprtx",
+			longArg: "arg-file=a delimiter=d max-args=n max-procs=P max-chars=s process-slot-var",
+			longs:   "null eof replace max-lines interactive no-run-if-empty verbose show-limits exit open-tty help version"},
+		"unbuffer": {flags: "p"}, "busybox": {flags: "s", longs: "list list-full install help"},
+		"caffeinate": {argOpts: "tw", flags: "dimsu"},
+		"strace": {argOpts: "abeEIoOpPsSuUX", flags: "AcCdDfFhiknqrtTvVwxyYzZ",
+			longArg: "attach=p columns=a env=E output=o string-limit=s summary-sort-by=S trace=e trace-path=P user=u signal status fault inject",
+			longs:   "follow-forks output-separately summary-only summary summary-wall-clock seccomp-bpf help version"},
+		"ltrace": {argOpts: "aADeFlnopsuwx", flags: "bcCfhiLrStTV", longArg: "align=a config=F indent=n library=l output=o", longs: "demangle help version"},
+		"coproc": {assigns: true}, "chronic": {flags: "ev"}, "ifne": {flags: "n"},
+		"torsocks": {argOpts: "uapP", flags: "idq", longArg: "user=u pass=p address=a port=P", longs: "isolate debug quiet shell help version"},
+		"firejail": {anyLong: true},
+		"unshare": {argOpts: "SGRw", optOpts: "muinpUCT", flags: "frchV",
+			longArg: "setuid=S setgid=G root=R wd=w propagation setgroups map-user map-group map-users map-groups load-interp monotonic boottime",
+			longs:   "mount uts ipc net pid user cgroup time fork kill-child mount-proc map-root-user map-current-user map-auto keep-caps mount-binfmt help version"},
+		"nsenter": {argOpts: "tSGW", optOpts: "muinpUCTrw", flags: "FZaechV", longArg: "target=t setuid=S setgid=G wdns=W",
+			longs: "all mount uts ipc net pid cgroup user time root wd preserve-credentials no-fork follow-context env join-cgroup user-parent keep-caps help version"},
+		"parallel": {argOpts: "aCdEIjLNnPSs", flags: "0gkmpqrtuvVxX",
+			longArg: "arg-file=a colsep=C delimiter=d jobs=j max-args=n max-procs=P sshlogin=S joblog results tmpdir workdir basefile return timeout delay retries halt load memfree tagstring header nice",
+			longs:   "null bar eta progress keep-order group ungroup line-buffer tag verbose dry-run pipe pipepart xargs quote will-cite citation shuf no-notice silent cleanup transfer help version"},
+		// Package runners: the command they run is judged as written
+		// (npx prettier --write, uv run black); a package script (npm run
+		// x) is a program the scan does not see.
+		"npx": npm, "npm": npmExec,
+		"pnpx": {argOpts: "", longArg: "package", longs: "silent", anyLong: true},
+		"pnpm": {argOpts: "CF", flags: "rws", longArg: "dir=C filter=F reporter loglevel resume-from workspace-concurrency package",
+			longs: "recursive workspace-root silent parallel stream no-bail report-summary aggregate-output", anyLong: true,
+			subs: "exec dlx", subsOpt: true, dirOpt: 'C'},
+		"yarn": {argOpts: "p", flags: "sq", longArg: "cwd package=p", longs: "silent offline verbose quiet", subs: "run exec dlx", subsOpt: true},
+		"bunx": {argOpts: "p", longArg: "package=p", longs: "bun silent verbose"},
+		"uvx":  {argOpts: "p", flags: "qv", longArg: "from with python=p with-requirements index-url extra-index-url", longs: "isolated quiet verbose offline no-cache"},
+		"uv": {argOpts: "p", flags: "qvm", longArg: "with python=p project directory package extra group env-file index with-requirements from",
+			longs: "module=m script frozen locked no-sync isolated no-project all-extras quiet verbose offline no-dev active no-editable", subs: "run tool"},
+		"pipx":   {longArg: "spec python index-url pip-args", longs: "no-cache verbose quiet", subs: "run"},
+		"poetry": {argOpts: "CP", flags: "qvn", longArg: "directory=C project=P", longs: "quiet verbose no-interaction no-ansi ansi no-plugins no-cache", subs: "run"},
+		"bundle": {longArg: "gemfile", longs: "keep-file-descriptors verbose", subs: "exec"},
 	}
 })
 
 // shTarget is the command a simple command finally runs, through wrappers.
 type shTarget struct {
-	k     int    // its word, -1 for none
-	xargs bool   // its arguments come from stdin
-	repl  string // xargs' replace string (-I)
-	last  string // the last wrapper
+	k       int    // its word, -1 for none
+	xargs   bool   // its arguments come from stdin
+	repl    string // xargs' replace string (-I)
+	last    string // the last wrapper
+	unknown bool   // a wrapper's option no table knows: the command is unsure
 }
 
 func (c *shCmd) effective() shTarget {
@@ -1057,9 +1127,14 @@ func (c *shCmd) effective() shTarget {
 		if !ok || !c.words[t.k].literal() {
 			break
 		}
+		next, unknown := c.skipWrapper(t.k+1, &wr, name == "xargs", &t.repl, nil)
+		if next < 0 {
+			break // a runner not running a command (npm install)
+		}
 		t.xargs = t.xargs || name == "xargs" || name == "parallel"
 		t.last = name
-		t.k = c.skipWrapper(t.k+1, wr, name == "xargs", &t.repl)
+		t.unknown = t.unknown || unknown
+		t.k = next
 		if t.k >= len(c.words) {
 			t.k = -1
 		}
@@ -1067,45 +1142,175 @@ func (c *shCmd) effective() shTarget {
 	return t
 }
 
-// skipWrapper skips a wrapper's options and positional arguments from j.
-func (c *shCmd) skipWrapper(j int, wr shWrap, xargs bool, repl *string) int {
+// shOpt is one option of a wrapper as getopt_long reads it.
+type shOpt struct {
+	used    int  // words it takes: 1, or 2 with its argument in the next word
+	letter  byte // the option that took an argument (a long one's short equivalent), 0 for none
+	arg     int  // the word holding that argument (past the end when missing), -1 for none
+	off     int  // where the argument starts in that word
+	unknown bool // no table knows it: whether it takes the next word is unsure
+}
+
+// skipWrapper reads a wrapper's options, assignments and positional
+// arguments from word j: the word of the command it runs (-1 for a runner
+// without its subcommand, which runs none), and whether an option was
+// unknown. visit, when not nil, sees each option and the word after it.
+func (c *shCmd) skipWrapper(j int, wr *shWrap, xargs bool, repl *string, visit func(o shOpt, next int)) (next int, unknown bool) {
+	subbed, options := wr.subs == "", true
 	for j < len(c.words) {
 		t := c.words[j].text
 		switch {
-		case t == "--":
-			return j + 1 + wr.skip
-		case wr.assigns && shIsAssignment(t):
+		case t == "--" && options:
+			options = false // NAME=value may still follow (env -- X=1 cmd)
 			j++
-		case len(t) > 1 && t[0] == '-':
-			j += c.wrapperOption(j, wr, xargs, repl)
+		case wr.assigns && (shIsAssignment(t) || wr.anyEq && strings.IndexByte(t, '=') > 0 && t[0] != '-'):
+			j++
+		case wr.dash && t == "-":
+			j++
+		case options && len(t) > 1 && t[0] == '-':
+			if xargs {
+				shXargsRepl(c.words, j, repl)
+			}
+			o := c.wrapperOpt(j, wr)
+			unknown = unknown || o.unknown
+			if visit != nil {
+				visit(o, j+o.used)
+			}
+			j += o.used
+		case !subbed && shListHas(wr.subs, t):
+			j++
+			if t != "tool" { // uv tool run
+				subbed = true
+			}
+		case !subbed && !wr.subsOpt:
+			return -1, unknown
 		default:
-			return j + wr.skip
+			return j + wr.skip, unknown
 		}
 	}
-	return j
+	if !subbed && !wr.subsOpt {
+		return -1, unknown
+	}
+	return j, unknown
 }
 
-func (c *shCmd) wrapperOption(j int, wr shWrap, xargs bool, repl *string) int {
+// shXargsRepl notes xargs' replace string: -I R, -IR, -i[R], --replace[=R].
+func shXargsRepl(words []shWord, j int, repl *string) {
+	t := words[j].text
+	switch {
+	case t == "-I":
+		if j+1 < len(words) {
+			*repl = words[j+1].text
+		}
+	case t == "-i" || t == "--replace":
+		*repl = "{}"
+	case strings.HasPrefix(t, "-I") || strings.HasPrefix(t, "-i"):
+		*repl = t[2:]
+	case strings.HasPrefix(t, "--replace="):
+		*repl = t[len("--replace="):]
+	}
+}
+
+// wrapperOpt reads the option word j of wrapper wr.
+func (c *shCmd) wrapperOpt(j int, wr *shWrap) shOpt {
 	t := c.words[j].text
-	if xargs {
+	o := shOpt{used: 1, arg: -1}
+	if wr.numeric && shNiceNumber(t) {
+		return o
+	}
+	if long, ok := strings.CutPrefix(t, "--"); ok {
+		name, _, eq := strings.Cut(long, "=")
+		takesArg, short, known := wr.long(name)
 		switch {
-		case t == "-I":
-			if j+1 < len(c.words) {
-				*repl = c.words[j+1].text
+		case takesArg && eq:
+			o.letter, o.arg, o.off = short, j, 3+len(name)
+		case takesArg:
+			o.letter, o.arg, o.used = short, j+1, 2
+		case !known && !eq && !wr.anyLong:
+			o.unknown = true
+		}
+		return o
+	}
+	for i := 1; i < len(t); i++ {
+		f := t[i]
+		switch {
+		case strings.IndexByte(wr.argOpts, f) >= 0:
+			o.letter, o.arg, o.off = f, j, i+1
+			if i+1 == len(t) {
+				o.arg, o.off, o.used = j+1, 0, 2
 			}
-			return 2
-		case t == "-i" || t == "--replace":
-			*repl = "{}"
-		case strings.HasPrefix(t, "-I") || strings.HasPrefix(t, "-i"):
-			*repl = t[2:]
-		case strings.HasPrefix(t, "--replace="):
-			*repl = t[len("--replace="):]
+			return o
+		case strings.IndexByte(wr.optOpts, f) >= 0:
+			return o
+		case strings.IndexByte(wr.flags, f) < 0:
+			o.unknown = true
+			return o
 		}
 	}
-	if len(t) == 2 && strings.IndexByte(wr.argOpts, t[1]) >= 0 {
-		return 2
+	return o
+}
+
+// long looks a long option up by name, or by the unambiguous prefix
+// getopt_long accepts (an ambiguous one is refused by the program: it is
+// unknown here, which is strict).
+func (wr *shWrap) long(name string) (takesArg bool, short byte, known bool) {
+	if name == "" {
+		return false, 0, false
 	}
-	return 1
+	na, exactA, s := shLong(wr.longArg, name)
+	nf, exactF, _ := shLong(wr.longs, name)
+	switch {
+	case exactA:
+		return true, s, true
+	case exactF:
+		return false, 0, true
+	case na+nf != 1:
+		return false, 0, false
+	}
+	return na == 1, s, true
+}
+
+// shLong finds name in a space-separated list of long options ("name" or
+// "name=L"): n counts the options it is a prefix of, exact says it is one
+// of them; short is the (last) match's short equivalent.
+func shLong(list, name string) (n int, exact bool, short byte) {
+	for list != "" {
+		var e string
+		e, list, _ = strings.Cut(list, " ")
+		full, s, _ := strings.Cut(e, "=")
+		if !strings.HasPrefix(full, name) {
+			continue
+		}
+		short = 0
+		if s != "" {
+			short = s[0]
+		}
+		if full == name {
+			return 1, true, short
+		}
+		n++
+	}
+	return n, false, short
+}
+
+// shListHas: word is one of a space-separated list.
+func shListHas(list, word string) bool {
+	for list != "" {
+		var e string
+		e, list, _ = strings.Cut(list, " ")
+		if e == word {
+			return true
+		}
+	}
+	return false
+}
+
+// shNiceNumber: nice's -N, --N, -+N.
+func shNiceNumber(t string) bool {
+	if len(t) > 2 && (t[1] == '-' || t[1] == '+') {
+		t = t[1:]
+	}
+	return len(t) > 1 && t[1] >= '0' && t[1] <= '9'
 }
 
 var shShells = sync.OnceValue(func() map[string]bool {
@@ -1146,6 +1351,11 @@ func (sc *shScan) derive(c *shCmd) {
 	}
 	sc.quotedSubstitutions(c)
 	t := c.effective()
+	if t.unknown {
+		sc.suspicious = true // a wrapper's option no table knows: which word it runs is unsure
+		return
+	}
+	sc.deriveWrappers(c)
 	if t.xargs && t.k < 0 && t.last != "xargs" {
 		// `xargs env`, `parallel`: the command itself comes from stdin
 		sc.suspicious = true
@@ -1174,6 +1384,8 @@ func (sc *shScan) derive(c *shCmd) {
 		sc.deriveSource(c, t, args)
 	case "find":
 		sc.findExecs(c, args)
+	case "fd", "fdfind":
+		sc.fdExecs(c, args)
 	case "alias":
 		if t.xargs || shAnyDynamic(args) {
 			sc.suspicious = true
@@ -1209,20 +1421,167 @@ func (sc *shScan) quotedSubstitutions(c *shCmd) {
 	}
 }
 
-// deriveHead handles code given to the outer command itself: env -S's
-// string, and -c of su, runuser, script and flock.
+// deriveHead handles code given to the outer command itself: -c of su,
+// runuser, script and flock.
 func (sc *shScan) deriveHead(c *shCmd, name string, args []shWord) {
+	if !shDashC()[name] {
+		return
+	}
 	for j, a := range args {
-		t := a.text
-		switch {
-		case name == "env" && (t == "-S" || t == "--split-string"), shDashC()[name] && (t == "-c" || t == "--command"):
-			if j+1 < len(args) {
-				sc.lexCode(c, args[j+1:j+2], false)
-			}
-		case name == "env" && strings.HasPrefix(t, "-S"):
-			sc.lexCode(c, []shWord{{text: t[2:], dynamic: a.dynamic}}, false)
+		if (a.text == "-c" || a.text == "--command") && j+1 < len(args) {
+			sc.lexCode(c, args[j+1:j+2], false)
 		}
 	}
+}
+
+// deriveWrappers follows what the wrappers of c run besides their command:
+// the shell code of an option (npx -c), and env's split string (-S,
+// --split-string, -iS'...', --split-str=...), which env splits into words
+// that take the place of the option: options, NAME=value and the command,
+// before the words that follow it. That command line is added as a command
+// of its own, as env runs it. The command as written stays too: one more
+// command can only make the scan stricter.
+func (sc *shScan) deriveWrappers(c *shCmd) {
+	k := c.head()
+	for k >= 0 && k < len(c.words) && !sc.suspicious {
+		name := c.name(k)
+		wr, ok := shWrappers()[name]
+		if !ok || !c.words[k].literal() {
+			return
+		}
+		var repl string
+		split, splitEnd := shOpt{arg: -1}, 0
+		next, _ := c.skipWrapper(k+1, &wr, name == "xargs", &repl, func(o shOpt, end int) {
+			switch {
+			case o.letter == 0:
+			case name == "env" && o.letter == 'S' && split.arg < 0:
+				split, splitEnd = o, end // env re-reads its arguments from the first -S
+			case strings.IndexByte(wr.code, o.letter) >= 0:
+				if w, ok := c.optArg(o); ok {
+					sc.lexCode(c, []shWord{w}, false)
+				}
+			}
+		})
+		if split.arg >= 0 {
+			sc.envSplit(c, k, split, splitEnd)
+			return
+		}
+		if next < 0 {
+			return
+		}
+		k = next
+	}
+}
+
+// envSplit adds the command env runs for an -S string: the words up to env,
+// the string's words, and the words after the option.
+func (sc *shScan) envSplit(c *shCmd, env int, o shOpt, end int) {
+	w, ok := c.optArg(o)
+	if !ok {
+		return // env refuses a missing argument: it runs nothing
+	}
+	if w.dynamic || w.glob || !sc.spend(w.text, c.depth+1) {
+		sc.suspicious = true
+		return
+	}
+	split, ok := shEnvSplit(w.text)
+	if !ok {
+		sc.suspicious = true
+		return
+	}
+	rest := c.words[min(end, len(c.words)):]
+	words := make([]shWord, 0, env+1+len(split)+len(rest))
+	words = append(append(append(words, c.words[:env+1]...), split...), rest...)
+	run := *c
+	run.words, run.nested, run.depth, run.lead = words, true, c.depth+1, 0
+	sc.cmds = append(sc.cmds, &run)
+}
+
+// shEnvSplit splits an env -S string as GNU env does (build_argv in
+// coreutils' env.c): blanks separate words; '...' and "..." quote (a quote
+// starts a word, even an empty one); a backslash escapes \ \' \" \# \$,
+// \_ separates words outside double quotes (a space inside them), \c
+// ends the string, \f \n \r \t \v are control characters; # at the
+// start of a word ends the string. ok is false where env refuses the string
+// (an unknown escape, an unterminated quote), and for ${VAR}: its value is
+// not known here, and an unset one gives no word at all, which shifts the
+// words after it.
+func shEnvSplit(s string) (words []shWord, ok bool) {
+	var cur strings.Builder
+	inWord, sep, sq, dq := false, true, false, false
+	add := func(c byte) {
+		if sep {
+			if inWord {
+				words = append(words, shLiteralWord(cur.String()))
+				cur.Reset()
+			}
+			inWord, sep = true, false
+		}
+		if c != 0 {
+			cur.WriteByte(c)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\'' && !dq, c == '"' && !sq:
+			if c == '\'' {
+				sq = !sq
+			} else {
+				dq = !dq
+			}
+			add(0)
+		case strings.IndexByte(" \t\n\v\f\r", c) >= 0 && !sq && !dq:
+			sep = true
+		case c == '#' && sep:
+			return append(words, shLiteralWords(inWord, &cur)...), true
+		case c == '$' && !sq:
+			return nil, false
+		case c == '\\' && (!sq || i+1 < len(s) && (s[i+1] == '\\' || s[i+1] == '\'')):
+			i++
+			if i == len(s) {
+				return nil, false
+			}
+			switch n := s[i]; n {
+			case '"', '#', '$', '\'', '\\':
+				add(n)
+			case '_':
+				if !dq {
+					sep = true
+				} else {
+					add(' ')
+				}
+			case 'c':
+				if dq {
+					return nil, false
+				}
+				return append(words, shLiteralWords(inWord, &cur)...), true
+			case 'f', 'n', 'r', 't', 'v':
+				add("\f\n\r\t\v"[strings.IndexByte("fnrtv", n)])
+			default:
+				return nil, false
+			}
+		default:
+			add(c)
+		}
+	}
+	if sq || dq {
+		return nil, false
+	}
+	return append(words, shLiteralWords(inWord, &cur)...), true
+}
+
+// shLiteralWords is the word being built, if one was started.
+func shLiteralWords(inWord bool, cur *strings.Builder) []shWord {
+	if !inWord {
+		return nil
+	}
+	return []shWord{shLiteralWord(cur.String())}
+}
+
+// shLiteralWord is a word that is only text: nothing expands in it.
+func shLiteralWord(t string) shWord {
+	return shWord{text: t, pattern: shEscape(t), dynPat: shEscape(t)}
 }
 
 // shOpaqueCommand: a command word whose name is only known at run time: a
@@ -1447,6 +1806,47 @@ func (sc *shScan) findExecs(c *shCmd, args []shWord) {
 			sc.cmds = append(sc.cmds, &shCmd{words: seg, nested: true, depth: c.depth + 1})
 		}
 	}
+}
+
+// fdExecs adds the commands of fd's -x/--exec and -X/--exec-batch (every
+// word after it, up to a ";"), nested.
+func (sc *shScan) fdExecs(c *shCmd, args []shWord) {
+	for j := 0; j < len(args); j++ {
+		if !shFdExec(args[j].text) {
+			continue
+		}
+		end := j + 1
+		for end < len(args) && args[end].text != ";" {
+			end++
+		}
+		seg := args[j+1 : end]
+		j = end
+		switch {
+		case len(seg) == 0:
+		case strings.Contains(seg[0].text, "{") || c.depth+1 > shMaxDepth:
+			sc.suspicious = true
+			return
+		default:
+			sc.cmds = append(sc.cmds, &shCmd{words: seg, nested: true, depth: c.depth + 1})
+		}
+	}
+}
+
+// shFdExec: fd's -x, --exec, -X, --exec-batch, also ending a cluster (-Hx).
+func shFdExec(t string) bool {
+	switch t {
+	case "--exec", "--exec-batch":
+		return true
+	}
+	if len(t) < 2 || t[0] != '-' || t[1] == '-' || t[len(t)-1] != 'x' && t[len(t)-1] != 'X' {
+		return false
+	}
+	for i := 1; i < len(t); i++ {
+		if c := t[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // shAfterOptions skips options (argOpts take the next word) and skip
@@ -1972,9 +2372,29 @@ func (c *shCmd) dirOptions() []shWord {
 			break
 		}
 		var repl string
-		k = c.skipWrapper(k+1, wr, name == "xargs", &repl)
+		k, _ = c.skipWrapper(k+1, &wr, name == "xargs", &repl, func(o shOpt, _ int) {
+			if wr.dirOpt != 0 && o.letter == wr.dirOpt { // env -iC DIR, --ch=DIR
+				if w, ok := c.optArg(o); ok {
+					out = append(out, w)
+				}
+			}
+		})
 	}
 	return out
+}
+
+// optArg is the argument an option took (env -S's string, -C's directory),
+// as a word of its own.
+func (c *shCmd) optArg(o shOpt) (shWord, bool) {
+	if o.arg < 0 || o.arg >= len(c.words) {
+		return shWord{}, false
+	}
+	w := c.words[o.arg]
+	if o.off == 0 {
+		return w, true
+	}
+	t := w.text[o.off:]
+	return shWord{text: t, pattern: shEscape(t), dynamic: w.dynamic, tailDyn: w.tailDyn, dynPat: shEscape(t), glob: w.glob}, true
 }
 
 func shJoin(base, p string) string {
@@ -2266,9 +2686,12 @@ func (m *shMatcher) matchComps(p, want []string) bool {
 // ChangesFiles reports whether a Bash command may change files. It is a
 // heuristic over the common tools, not a proof: an output redirection to a
 // file, sed -i, perl, find -delete/-exec, awk printing to a file, a script
-// interpreter or a shell running code, git, and the file utilities in
-// shWriters; a command the scan cannot follow counts. Any other program
-// (make, go, npm, a script) may write files unseen.
+// interpreter or a shell running code, git, the file utilities in
+// shWriters, and the tools that write by an option or an operand
+// (shWriteRules: sort -o, uniq IN OUT, prettier --write, black, ...), also
+// when such an option may be computed on the command line or come from
+// xargs; a command the scan cannot follow counts. Any other program (make,
+// npm run, a script) may write files unseen.
 func ChangesFiles(cmd string) bool { return shellScan(cmd).changesFiles() }
 
 func (sc *shScan) changesFiles() bool {
@@ -2337,6 +2760,12 @@ var shWriters = sync.OnceValue(func() map[string]bool {
 		"unzstd": true, "zip": true, "7z": true, "7za": true, "rename": true, "setfacl": true, "chattr": true,
 		"ed": true, "ex": true, "vi": true, "vim": true, "nvim": true, "emacs": true, "nano": true,
 		"wget": true, "scp": true, "sftp": true, "ssh": true, "cpio": true, "script": true, "sudoedit": true,
+		"link": true, "fallocate": true, "pigz": true, "unpigz": true, "lz4": true, "lzma": true, "unlzma": true,
+		"lzip": true, "brotli": true, "pbzip2": true, "compress": true, "uncompress": true, "bsdtar": true,
+		"gtar": true, "pax": true, "ar": true, "unrar": true, "7zz": true, "hardlink": true, "prename": true,
+		"perl-rename": true, "mmv": true, "srm": true, "wipe": true, "setfattr": true,
+		"hg": true, "svn": true, "jj": true, "fossil": true, "bzr": true, "rclone": true, "aria2c": true,
+		"mogrify": true, "ffmpeg": true,
 	}
 })
 
@@ -2355,20 +2784,293 @@ func (sc *shScan) writesByCommand(c *shCmd) bool {
 		return false
 	case shWriters()[name] || shHasArg(args, "--in-place", "--in-place="):
 		return true
-	case name == "sed":
-		return shSedWrites(args)
-	case name == "find":
-		return shHasArg(args, "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls")
-	case name == "curl":
-		return shCurlWrites(args)
-	case name == "gofmt" || name == "goimports":
-		return shHasArg(args, "-w")
-	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
-		return shAwkWrites(args)
 	case interp || shShells()[name] || name == "source" || name == ".":
 		return !shOnlyVersion(args)
+	case !shOptionWriters()[name] && shWriteRules()[shToolName(name)] == nil:
+		return false
+	case t.xargs || sc.computedOption(args):
+		return true // its options may come from stdin or be computed: sed $X, xargs sort
+	}
+	switch name {
+	case "sed":
+		return sc.computedCode(args) || shSedWrites(args)
+	case "awk", "gawk", "mawk", "nawk":
+		return sc.computedCode(args) || shAwkWrites(args)
+	case "find":
+		return shHasArg(args, "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls")
+	case "curl":
+		return shCurlWrites(args)
+	case "xxd":
+		return shXxdWrites(args)
+	case "fd", "fdfind", "rg":
+		return shRunsOverFiles(name, args)
+	}
+	for _, r := range shWriteRules()[shToolName(name)] {
+		if r.writes(args, nil) {
+			return true
+		}
 	}
 	return false
+}
+
+// shOptionWriters write files only with some options or arguments, read
+// by their own functions; shWriteRules has the others.
+var shOptionWriters = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"sed": true, "awk": true, "gawk": true, "mawk": true, "nawk": true, "find": true, "curl": true,
+		"xxd": true, "fd": true, "fdfind": true, "rg": true}
+})
+
+// shWriteRule says when a command that writes files only with some of its
+// arguments (sort -o, prettier --write, uniq IN OUT, terraform fmt) does.
+type shWriteRule struct {
+	sub      string // only after this subcommand word (terraform fmt, ruff format)
+	argOpts  string // its short options that take an argument, to read clusters (sort -to x)
+	letters  string // short options that write, in any cluster
+	longs    string // long options that write, space-separated: any prefix counts, as getopt_long takes it
+	words    string // arguments that write as spelled (-m, --fix)
+	unless   string // arguments that make it only check or print (black --check), as spelled
+	always   bool   // it writes unless one of unless (black, mdformat)
+	output   int    // its n-th operand is a file it writes (uniq IN OUT); "-" is stdout
+	operands int    // it rewrites files in place from this many operands on (sd FIND REPLACE FILE)
+	markup   bool   // it formats Markdown or JSON, the plan's and the state's formats: over the project root it sweeps .orchestrator
+	cwd      bool   // without a path it formats the current directory (dprint fmt, biome format --write)
+}
+
+// shWriteRules are the commands that write by their arguments: file
+// utilities with an output option, in-place editors and formatters (which
+// rewrite the files they are given; without a check option, most by
+// default). A formatter over a directory reaches .orchestrator only if it
+// formats Markdown or JSON (markup): gofmt -w . or black . change no file
+// there, as today's rule for whole-tree sweeps has it (SweepsProject).
+var shWriteRules = sync.OnceValue(func() map[string][]shWriteRule {
+	gofmt := []shWriteRule{{words: "-w --w -w=true --w=true"}}
+	inPlace := []shWriteRule{{letters: "i", longs: "in-place"}}
+	lint := []shWriteRule{{words: "--fix -o --cache --init", longs: "output-file cache-location cache-file"}}
+	biome := func(sub string) shWriteRule {
+		return shWriteRule{sub: sub, words: "--write --apply --apply-unsafe --fix --unsafe", markup: true, cwd: true}
+	}
+	dos2unix := []shWriteRule{{argOpts: "c", operands: 1, unless: "-i --info -V --version -h --help"}} // in place; none: a filter
+	markdownlint := []shWriteRule{{argOpts: "cipr", letters: "fo", longs: "fix output", markup: true}}
+	return map[string][]shWriteRule{
+		// file utilities
+		"sort":       {{argOpts: "kotST", letters: "oT", longs: "output compress-program temporary-directory"}},
+		"shuf":       {{argOpts: "ino", letters: "o", longs: "output"}},
+		"uniq":       {{argOpts: "fsw", output: 2}},
+		"iconv":      {{argOpts: "fto", letters: "o", longs: "output"}},
+		"yq":         {{argOpts: "IopsFw", letters: "is", longs: "inplace in-place split-exp"}},
+		"sd":         {{argOpts: "fn", operands: 3, unless: "-p --preview"}},
+		"tidy":       {{words: "-m -modify -o -output -f -file -config", longs: "modify write-back output-file error-file"}},
+		"xmllint":    {{words: "-o --output -output"}},
+		"xmlstarlet": {{sub: "ed", letters: "L", longs: "inplace"}, {sub: "edit", letters: "L", longs: "inplace"}},
+		"crudini":    {{longs: "set del merge"}},
+		"openssl":    {{words: "-out -keyout"}},
+		"gpg":        {{letters: "o", longs: "output decrypt-files encrypt-files"}},
+		"pandoc":     {{letters: "o", longs: "output extract-media"}},
+		"aws":        {{sub: "s3", always: true}},
+		"gsutil":     {{sub: "cp", always: true}, {sub: "mv", always: true}, {sub: "rsync", always: true}, {sub: "rm", always: true}},
+		"jsonlint":   inPlace, "yapf": inPlace, "autopep8": inPlace, "autoflake": inPlace, "docformatter": inPlace,
+		"gofmt": gofmt, "goimports": gofmt, "gofumpt": gofmt, "golines": gofmt,
+		"dos2unix": dos2unix, "unix2dos": dos2unix, "mac2unix": dos2unix, "unix2mac": dos2unix,
+		// formatters and fixers
+		"prettier":     {{letters: "w", longs: "write", markup: true}},
+		"clang-format": {{words: "-i --i"}},
+		"clang-tidy":   {{words: "-fix --fix -fix-errors --fix-errors", longs: "fix fix-errors export-fixes"}},
+		"black":        {{always: true, unless: "--check --diff -c --code --version --help -h"}},
+		"ruff":         {{sub: "format", always: true, unless: "--check --diff --help -h"}, {longs: "fix fix-only add-noqa"}},
+		"isort":        {{always: true, unless: "--check-only -c --check --diff --stdout -d --show-config --show-files --version -V --help -h"}},
+		"eslint":       lint, "stylelint": lint,
+		"rubocop":            {{argOpts: "cfrsC", letters: "aAxo", longs: "autocorrect auto-correct autocorrect-all auto-correct-all fix-layout auto-gen-config out regenerate-todo"}},
+		"shfmt":              {{argOpts: "i", letters: "w", longs: "write"}},
+		"terraform":          {{sub: "fmt", always: true, unless: "-check --check -write=false --write=false -help --help"}},
+		"tofu":               {{sub: "fmt", always: true, unless: "-check --check -write=false --write=false -help --help"}},
+		"rustfmt":            {{always: true, unless: "--check --emit=stdout --version -V --help -h"}},
+		"cargo":              {{sub: "fmt", always: true, unless: "--check --help -h"}, {sub: "fix", always: true}, {sub: "clippy", words: "--fix"}},
+		"go":                 {{sub: "fmt", always: true}, {sub: "fix", always: true}},
+		"perltidy":           {{always: true, unless: "-st --standard-output --version -v --help -h"}},
+		"php-cs-fixer":       {{sub: "fix", always: true, unless: "--dry-run"}},
+		"google-java-format": {{words: "-i -r --replace"}},
+		"ktlint":             {{words: "-F --format"}},
+		"stylua":             {{always: true, unless: "--check -c --help -h --version -V"}},
+		"swiftformat":        {{always: true, unless: "--lint --dryrun --help --version"}},
+		"taplo":              {{sub: "fmt", always: true, unless: "--check"}, {sub: "format", always: true, unless: "--check"}},
+		"zig":                {{sub: "fmt", always: true, unless: "--check --stdin"}},
+		"dart":               {{sub: "format", always: true, unless: "--output=none -onone --help -h"}},
+		"mix":                {{sub: "format", always: true, unless: "--check-formatted --dry-run"}},
+		"sqlfluff":           {{sub: "fix", always: true}, {sub: "format", always: true}},
+		// Markdown and JSON
+		"mdformat":          {{always: true, unless: "--check --version --help -h", markup: true}},
+		"markdownlint":      markdownlint,
+		"markdownlint-cli2": markdownlint,
+		"remark":            {{letters: "o", longs: "output", markup: true}},
+		"dprint":            {{sub: "fmt", always: true, unless: "--diff --help -h", markup: true, cwd: true}},
+		"biome":             {biome("format"), biome("check"), biome("lint"), biome("ci")},
+		"deno":              {{sub: "fmt", always: true, unless: "--check", markup: true, cwd: true}},
+	}
+})
+
+// writes reads args by the rule; ops, when not nil, gets the operands (the
+// paths a formatter is given).
+func (r *shWriteRule) writes(args []shWord, ops *[]shWord) bool {
+	if r.sub != "" {
+		i := 0
+		for i < len(args) && args[i].text != r.sub && args[i].text != "--" {
+			i++
+		}
+		if i == len(args) || args[i].text == "--" {
+			return false
+		}
+		args = args[i+1:]
+	}
+	hit, n, options := r.always, 0, true
+	for j := 0; j < len(args); j++ {
+		t := args[j].text
+		switch {
+		case !options || t == "-" || len(t) < 2 || t[0] != '-':
+			n++
+			hit = hit || n == r.output && t != "-"
+			if ops != nil {
+				*ops = append(*ops, args[j])
+			}
+		case t == "--":
+			options = false
+		case shListHas(r.unless, t):
+			return false
+		case shListHas(r.words, t):
+			hit = true
+		case t[1] == '-':
+			name, _, _ := strings.Cut(t[2:], "=")
+			hit = hit || name != "" && shPrefixOf(r.longs, name)
+		default:
+			for i := 1; i < len(t); i++ {
+				if strings.IndexByte(r.letters, t[i]) >= 0 {
+					hit = true
+					break
+				}
+				if strings.IndexByte(r.argOpts, t[i]) >= 0 {
+					if i+1 == len(t) {
+						j++
+					}
+					break
+				}
+			}
+		}
+	}
+	return hit || r.operands > 0 && n >= r.operands
+}
+
+// shToolName is a command name without a package runner's version
+// (npx prettier@3).
+func shToolName(name string) string {
+	if i := strings.IndexByte(name, '@'); i > 0 {
+		return name[:i]
+	}
+	return name
+}
+
+// shPrefixOf: name is a prefix of one of a space-separated list.
+func shPrefixOf(list, name string) bool {
+	for list != "" {
+		var e string
+		e, list, _ = strings.Cut(list, " ")
+		if strings.HasPrefix(e, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// shXxdWrites: xxd's second operand is its output file ("-" is stdout);
+// -c, -g, -l, -o, -s, -n, -R and their long spellings (-cols, -len, ...)
+// take the next word unless glued (-c8).
+func shXxdWrites(args []shWord) bool {
+	n, options := 0, true
+	for j := 0; j < len(args); j++ {
+		t := args[j].text
+		switch {
+		case options && t == "--":
+			options = false
+		case options && len(t) > 1 && t[0] == '-':
+			if len(t) == 2 && strings.IndexByte("cglosnR", t[1]) >= 0 || shListHas("-cols -groupsize -len -offset -seek -name", t) {
+				j++
+			}
+		default:
+			n++
+			if n == 2 && t != "-" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shRunsOverFiles: fd -x/-X runs a command on each file found, rg --pre a
+// program on each file searched.
+func shRunsOverFiles(name string, args []shWord) bool {
+	if name == "rg" {
+		return shHasArg(args, "--pre", "--pre=")
+	}
+	for _, a := range args {
+		if shFdExec(a.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// computedOption: an argument computed on this command line may spell an
+// option (X=-i; sed $X ..., sed $(echo -i) ..., set -- -i; sed "$@" ...):
+// it starts with an expansion the command line controls.
+func (sc *shScan) computedOption(args []shWord) bool {
+	for _, a := range args {
+		if a.dynamic && len(a.text) > 1 && a.text[0] == '$' && sc.controls(a.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// computedCode: code arguments (sed's script, awk's program) hold an
+// expansion the command line controls: sed "s/x/$Y/" may write a file.
+func (sc *shScan) computedCode(args []shWord) bool {
+	for _, a := range args {
+		for t := a.text; a.dynamic; {
+			i := strings.IndexByte(t, '$')
+			if i < 0 {
+				break
+			}
+			if sc.controls(t[i:]) {
+				return true
+			}
+			t = t[i+1:]
+		}
+	}
+	return false
+}
+
+// controls: the expansion text starts with has a value this command line
+// may choose: a substitution, a positional or special parameter, an
+// operator (${X:--i}), or a variable when the command line assigns any
+// (setsEnvironment). A plain $NAME or ${NAME} is otherwise the
+// environment's, which the session started with.
+func (sc *shScan) controls(text string) bool {
+	if len(text) < 2 {
+		return false
+	}
+	switch c := text[1]; {
+	case c == '{':
+		end := strings.IndexByte(text, '}')
+		if end < 3 || !shNameStart(text[2]) {
+			return true
+		}
+		for i := 3; i < end; i++ {
+			if !shNameChar(text[i]) {
+				return true
+			}
+		}
+	case !shNameStart(c):
+		return true // $( $(( $1 $@ $* $# $? $$ $! $-
+	}
+	return sc.setsEnvironment()
 }
 
 // wrapperWrites: a wrapper that writes a file of its own before running
@@ -2383,10 +3085,19 @@ func (c *shCmd) wrapperWrites() bool {
 			return false
 		}
 		var repl string
-		next := c.skipWrapper(k+1, wr, name == "xargs", &repl)
+		output := false // -o FILE in any spelling: -fo F, --out=F
+		next, _ := c.skipWrapper(k+1, &wr, name == "xargs", &repl, func(o shOpt, _ int) {
+			output = output || o.letter == 'o'
+		})
+		if next < 0 {
+			return false
+		}
 		opts := c.words[k+1 : min(next, len(c.words))]
 		switch name {
 		case "time", "strace", "ltrace":
+			if output {
+				return true
+			}
 			for _, o := range opts {
 				if o.text == "--output" || strings.HasPrefix(o.text, "--output=") || len(o.text) > 1 && o.text[0] == '-' && o.text[1] != '-' && strings.IndexByte(o.text, 'o') > 0 {
 					return true
@@ -2395,7 +3106,7 @@ func (c *shCmd) wrapperWrites() bool {
 		case "flock":
 			return true
 		case "sudo":
-			if shHasArg(opts, "--edit") || shHasOption(opts, 'e') {
+			if shHasOption(opts, 'e') || shHasLong(opts, "edit", 1) {
 				return true
 			}
 		}
@@ -2410,6 +3121,20 @@ func shHasArg(args []shWord, opts ...string) bool {
 	for _, a := range args {
 		for _, o := range opts {
 			if a.text == o || strings.HasSuffix(o, "=") && strings.HasPrefix(a.text, o) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shHasLong: a long option (--name or --name=value) spelled as at least
+// min characters of name, as getopt_long takes a prefix.
+func shHasLong(args []shWord, name string, min int) bool {
+	for _, a := range args {
+		if long, ok := strings.CutPrefix(a.text, "--"); ok {
+			long, _, _ = strings.Cut(long, "=")
+			if len(long) >= min && strings.HasPrefix(name, long) {
 				return true
 			}
 		}
@@ -2510,10 +3235,31 @@ func shCurlWrites(args []shWord) bool {
 	return false
 }
 
+// shAwkWrites: awk's program prints to a file or a command, or runs one;
+// gawk's inplace extension (-i inplace, -iinplace, --include=inplace,
+// @include "inplace"); gawk's -o[FILE], -d[FILE], -p[FILE] (and -W
+// pretty-print=, dump-variables=, profile=) write a file.
 func shAwkWrites(args []shWord) bool {
-	for _, a := range args {
-		if strings.ContainsAny(a.text, ">|") || strings.Contains(a.text, "system") || a.text == "inplace" {
+	for j, a := range args {
+		t := a.text
+		if strings.ContainsAny(t, ">|") || strings.Contains(t, "system") || strings.Contains(t, "inplace") {
 			return true
+		}
+		if len(t) < 2 || t[0] != '-' && (j == 0 || args[j-1].text != "-W") {
+			continue
+		}
+		if long, _, _ := strings.Cut(strings.TrimLeft(t, "-W"), "="); len(long) > 1 && shPrefixOf("pretty-print dump-variables profile", long) {
+			return true
+		}
+		if t[0] == '-' && t[1] != '-' {
+			for i := 1; i < len(t); i++ {
+				if strings.IndexByte("odp", t[i]) >= 0 {
+					return true
+				}
+				if strings.IndexByte("fvFiElWe", t[i]) >= 0 {
+					break
+				}
+			}
 		}
 	}
 	return false
@@ -2685,10 +3431,15 @@ func (sc *shScan) assignsAny() bool {
 // SweepsProject reports whether a Bash command changes files across the
 // whole project tree without naming .orchestrator, and so reaches it:
 // `git clean` of ignored files (-x, -X; orch-hook's state is git-ignored),
-// `find` from the project root (or above it) with -delete or -exec, and
-// `rsync --delete` into the project root. cwdRel is the shell's directory
-// relative to the root ("" at the root). A command that names .orchestrator
-// (as an exclusion, say) is judged by MentionsPath instead.
+// `find` from the project root (or above it) with -delete or -exec, `fd`
+// with -x/-X and `rg --pre` from it (they run a command on every file),
+// `rsync --delete` into the project root, and a formatter of Markdown or
+// JSON (prettier, mdformat, ...: shWriteRules' markup) told to write over
+// it; the same with those options computed or from xargs. Formatters of
+// other languages (gofmt -w ., black .) change no file under .orchestrator
+// and do not count. cwdRel is the shell's directory relative to the root
+// ("" at the root). A command that names .orchestrator (as an exclusion,
+// say) is judged by MentionsPath instead.
 func SweepsProject(cmd, cwdRel string) bool { return shellScan(cmd).sweepsProject(cwdRel) }
 
 func (sc *shScan) sweepsProject(cwdRel string) bool {
@@ -2716,13 +3467,19 @@ func (sc *shScan) sweepsProject(cwdRel string) bool {
 			continue
 		}
 		name, args := c.name(t.k), c.words[t.k+1:]
+		// Options from stdin (xargs) or computed on this command line may
+		// be the sweeping ones (X=-delete; find . $X).
+		computed := t.xargs || sc.computedOption(args)
 		switch name {
 		case "git":
-			if shGitCleansIgnored(args) {
+			if shGitCleansIgnored(args) || computed && shGitMayClean(args) {
 				return true
 			}
 		case "find":
-			if !shHasArg(args, "-delete", "-exec", "-execdir", "-ok", "-okdir") {
+			if t.xargs {
+				return true // its start points come from stdin too
+			}
+			if !computed && !shHasArg(args, "-delete", "-exec", "-execdir", "-ok", "-okdir") {
 				continue
 			}
 			for _, a := range args {
@@ -2734,12 +3491,66 @@ func (sc *shScan) sweepsProject(cwdRel string) bool {
 				}
 			}
 		case "rsync":
-			if len(args) > 0 && shHasArg(args, "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") && atRoot(args[len(args)-1]) {
+			if len(args) > 0 && (computed || shHasArg(args, "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del")) && (t.xargs || atRoot(args[len(args)-1])) {
 				return true
+			}
+		case "fd", "fdfind", "rg":
+			// A command run on every file found, from the current
+			// directory unless a path is given.
+			if !computed && !shRunsOverFiles(name, args) {
+				continue
+			}
+			if cwdRel == "" || t.xargs {
+				return true
+			}
+			for _, a := range args {
+				if atRoot(a) {
+					return true
+				}
+			}
+		default:
+			for _, r := range shWriteRules()[shToolName(name)] {
+				var ops []shWord
+				if !r.markup || !computed && !r.writes(args, &ops) {
+					continue
+				}
+				if computed || r.cwd && len(ops) == 0 && cwdRel == "" {
+					return true
+				}
+				for _, o := range ops {
+					if atRoot(o) || shTreePattern(o.text) {
+						return true
+					}
+				}
 			}
 		}
 	}
 	return false
+}
+
+// shTreePattern: a pattern a formatter expands itself (prettier
+// '**/*.md'), matching dot directories as such tools do, from its first
+// component: "**/*.md", "*/tasks/*.md".
+func shTreePattern(p string) bool {
+	first, rest, nested := strings.Cut(p, "/")
+	return strings.Contains(p, "**") || nested && rest != "" && strings.ContainsAny(first, "*?[{")
+}
+
+// shGitMayClean: git's subcommand may be clean or stash: it is, it is
+// computed, or there is none (it may come from stdin).
+func shGitMayClean(args []shWord) bool {
+	for j := 0; j < len(args); j++ {
+		t := args[j].text
+		switch {
+		case t == "-C" || t == "-c":
+			j++
+		case args[j].dynamic || t == "clean" || t == "stash":
+			return true
+		case !strings.HasPrefix(t, "-"):
+			return false
+		}
+	}
+	return true
 }
 
 // shGitCleansIgnored: `git clean` with -x or -X, or `git stash [push|save]`

@@ -1,6 +1,8 @@
 package gates
 
 import (
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -266,6 +268,48 @@ var planReads = []string{
 	"git grep -n -o Task -- .orchestrator/tasks",
 	"git ls-files -o .orchestrator",
 	"f() { git diff .orchestrator; }; f",
+	// Tools that write only with an option or an output operand, and
+	// formatters told only to check: each with its write in planWrites.
+	"sort -u -t: -k2 .orchestrator/tasks/MASTER_PLAN.md",
+	"uniq -c .orchestrator/tasks/MASTER_PLAN.md",
+	"shuf -n 1 .orchestrator/tasks/MASTER_PLAN.md",
+	"dos2unix < .orchestrator/tasks/MASTER_PLAN.md | head",
+	"xxd -c 16 .orchestrator/tasks/MASTER_PLAN.md",
+	"xxd -r -p .orchestrator/tasks/MASTER_PLAN.md -",
+	"yq '.a' .orchestrator/tasks/x.yaml",
+	"iconv -f utf8 -t ascii .orchestrator/tasks/MASTER_PLAN.md",
+	"prettier --check .orchestrator/tasks/MASTER_PLAN.md",
+	"npx prettier --check .orchestrator/tasks/MASTER_PLAN.md",
+	"clang-format --dry-run .orchestrator/tasks/x.c",
+	"sd -p 'review: true' 'review: false' .orchestrator/tasks/task-04-step.md",
+	"cat .orchestrator/tasks/MASTER_PLAN.md | sd 'review: true' 'review: false'",
+	"tidy -q -e .orchestrator/tasks/x.html",
+	"black --check .orchestrator",
+	"ruff format --check .orchestrator",
+	"ruff check .orchestrator",
+	"isort --check-only .orchestrator",
+	"eslint .orchestrator",
+	"rubocop .orchestrator",
+	"shfmt -d .orchestrator",
+	"terraform fmt -check .orchestrator",
+	"rustfmt --check .orchestrator/x.rs",
+	"gofmt -l .orchestrator",
+	"mdformat --check .orchestrator",
+	"markdownlint .orchestrator",
+	"awk -v n=1 'NR==n' .orchestrator/tasks/MASTER_PLAN.md",
+	"fd -e md . .orchestrator",
+	"rg -n Task .orchestrator",
+	`sed -n "$N"p .orchestrator/tasks/MASTER_PLAN.md`, // $N is the environment's: no option
+	// Wrappers, their options read as the wrapper reads them; env -S's
+	// string split as env splits it.
+	"env -S'LC_ALL=C sort' .orchestrator/tasks/MASTER_PLAN.md",
+	"env -iS'git diff' -- .orchestrator",
+	"env -u GIT_PAGER -- git diff .orchestrator",
+	"timeout -k 5 10s cat .orchestrator/tasks/MASTER_PLAN.md",
+	"nice -n 10 grep -r Task .orchestrator",
+	"sudo -iu root cat .orchestrator/tasks/MASTER_PLAN.md",
+	"xargs -0 -n1 -P4 grep Task < .orchestrator/list",
+	"stdbuf -oL cat .orchestrator/tasks/MASTER_PLAN.md",
 }
 
 var planWrites = []string{
@@ -345,6 +389,111 @@ var planWrites = []string{
 	"sh -c 'GIT_EXTERNAL_DIFF=./x git diff .orchestrator 2>&1'",
 	"eval 'git -c diff.external=sh diff .orchestrator'",
 	"d=.orchestr; d+=ator; git diff --output=$d/tasks/MASTER_PLAN.md",
+	// env's split string (-S, --split-string and its prefixes, glued or
+	// not, in a cluster, after other wrappers, nested) is the command line
+	// env runs: its NAME=value set git's environment.
+	`env --split-string='GIT_EXTERNAL_DIFF="truncate -s0" git' diff --no-index README.md .orchestrator/tasks/MASTER_PLAN.md`,
+	`env --split-str='GIT_EXTERNAL_DIFF=rm git' diff --no-index README.md .orchestrator/tasks/MASTER_PLAN.md`,
+	`env --split-string 'GIT_EXTERNAL_DIFF=rm git' diff .orchestrator`,
+	`env --s='GIT_EXTERNAL_DIFF=rm git' diff .orchestrator`,
+	`env -S'GIT_EXTERNAL_DIFF=rm git' diff .orchestrator`,
+	`env -S 'GIT_EXTERNAL_DIFF=rm git' diff .orchestrator`,
+	`env -iS'GIT_EXTERNAL_DIFF=rm PATH=/usr/bin git' diff --no-index README.md .orchestrator/tasks/MASTER_PLAN.md`,
+	`env -vS'GIT_EXTERNAL_DIFF=rm git' diff --no-index README.md .orchestrator/tasks/MASTER_PLAN.md`,
+	`env -u X -S'GIT_EXTERNAL_DIFF=rm' git diff .orchestrator`,
+	`env -S"-S'GIT_EXTERNAL_DIFF=rm git'" diff .orchestrator`,
+	`env -S'GIT_EXTERNAL_DIFF=rm\_git' diff .orchestrator`,
+	`sudo env -S'GIT_EXTERNAL_DIFF=rm git' diff .orchestrator`,
+	`nice -n 5 env --split-string='GIT_EXTERNAL_DIFF=rm git' diff .orchestrator`,
+	`env -S'sed -i' s/a/b/ .orchestrator/tasks/MASTER_PLAN.md`,
+	`env -S sed -i s/a/b/ .orchestrator/tasks/MASTER_PLAN.md`,
+	`env -S'-C .orchestrator rm -rf' tasks`,
+	`env -S'GIT_EXTERNAL_DIFF=${X} git' diff .orchestrator`, // ${X}: unknown here, refused
+	// A wrapper's option that takes the next word: the command comes after.
+	"env --unset FOO rm -rf .orchestrator/tasks",
+	"env -iu FOO rm -rf .orchestrator/tasks",
+	"env -a name rm -rf .orchestrator/tasks",
+	"env - rm -rf .orchestrator/tasks",
+	"env -- FOO=1 rm -rf .orchestrator/tasks",
+	"env ./a=b rm -rf .orchestrator/tasks",
+	"sudo -Eu root rm -rf .orchestrator/tasks",
+	"sudo -r role rm -rf .orchestrator/tasks",
+	"timeout --kill-after 5 10 rm -rf .orchestrator/tasks",
+	"stdbuf --output L rm -rf .orchestrator/tasks",
+	"nice --adj 5 rm -rf .orchestrator/tasks",
+	"timeout --bogus 5 cat .orchestrator/tasks/MASTER_PLAN.md", // unknown: unsure what it runs
+	// Options from stdin or computed on the command line.
+	"echo -i | xargs sed s/a/b/ .orchestrator/tasks/MASTER_PLAN.md",
+	"X=-i; sed $X s/a/b/ .orchestrator/tasks/MASTER_PLAN.md",
+	"sed $(echo -i) s/a/b/ .orchestrator/tasks/MASTER_PLAN.md",
+	`set -- -i; sed "$@" s/a/b/ .orchestrator/tasks/MASTER_PLAN.md`,
+	`sed ${X:--i} s/a/b/ .orchestrator/tasks/MASTER_PLAN.md`,
+	`Y='x/w .orchestrator/tasks/MASTER_PLAN.md'; sed "s/a/$Y/" notes.txt`,
+	"gofmt $(echo -w) .orchestrator/x.go",
+	"git ls-files .orchestrator | xargs prettier --write",
+	// Writers by an option or an output operand (paired reads above).
+	"sort -o .orchestrator/tasks/MASTER_PLAN.md .orchestrator/tasks/MASTER_PLAN.md",
+	"sort -uo .orchestrator/tasks/MASTER_PLAN.md notes.txt",
+	"sort --out=.orchestrator/tasks/MASTER_PLAN.md notes.txt",
+	"sort -T .orchestrator/tasks notes.txt",
+	"sort --compress-program=sh -S 1K .orchestrator/tasks/MASTER_PLAN.md",
+	"uniq notes.txt .orchestrator/ESCALATION.md",
+	"uniq -c -- notes.txt .orchestrator/ESCALATION.md",
+	"shuf -o .orchestrator/tasks/MASTER_PLAN.md -e x",
+	"dos2unix .orchestrator/tasks/MASTER_PLAN.md",
+	"unix2dos -n notes.txt .orchestrator/learnings.md",
+	"mac2unix .orchestrator/ESCALATION.md",
+	"cd .orchestrator && dos2unix tasks/MASTER_PLAN.md",
+	"link notes.txt .orchestrator/tasks/task-09-x.md",
+	"fallocate -l 1M .orchestrator/tasks/MASTER_PLAN.md",
+	"xxd -r dump .orchestrator/tasks/MASTER_PLAN.md",
+	"xxd -c 16 notes.txt .orchestrator/tasks/MASTER_PLAN.md",
+	"yq -i '.a = 1' .orchestrator/tasks/x.yaml",
+	"yq --inplace '.a = 1' .orchestrator/tasks/x.yaml",
+	"iconv -f utf8 -t utf8 -o .orchestrator/learnings.md notes.txt",
+	"iconv -f utf8 -t utf8 --output=.orchestrator/learnings.md notes.txt",
+	"prettier --write .orchestrator/tasks/MASTER_PLAN.md",
+	"prettier -w .orchestrator/tasks/MASTER_PLAN.md",
+	"npx prettier --write .orchestrator/tasks/MASTER_PLAN.md",
+	"npx -y prettier@3 --write .orchestrator/tasks/MASTER_PLAN.md",
+	"npm exec -- prettier --write .orchestrator/tasks/MASTER_PLAN.md",
+	"pnpm exec prettier --write .orchestrator/tasks/MASTER_PLAN.md",
+	"pnpm --filter web dlx prettier --write .orchestrator/tasks/MASTER_PLAN.md",
+	"yarn prettier --write .orchestrator/tasks/MASTER_PLAN.md",
+	"bunx prettier --write .orchestrator/tasks/MASTER_PLAN.md",
+	"clang-format -i .orchestrator/tasks/x.c",
+	"sd 'review: true' 'review: false' .orchestrator/tasks/task-04-step.md",
+	"tidy -m .orchestrator/tasks/x.html",
+	"tidy -o .orchestrator/tasks/MASTER_PLAN.md notes.html",
+	"black .orchestrator",
+	"uvx black .orchestrator",
+	"uv run --with black black .orchestrator",
+	"poetry run black .orchestrator",
+	"ruff format .orchestrator",
+	"ruff check --fix .orchestrator",
+	"isort .orchestrator",
+	"eslint --fix .orchestrator",
+	"eslint --cache --cache-location .orchestrator/tasks/MASTER_PLAN.md src",
+	"stylelint --fix .orchestrator/x.css",
+	"rubocop -a .orchestrator",
+	"bundle exec rubocop -A .orchestrator",
+	"shfmt -w .orchestrator/x.sh",
+	"terraform fmt .orchestrator",
+	"rustfmt .orchestrator/x.rs",
+	"gofmt -w .orchestrator",
+	"go fmt ./.orchestrator/...",
+	"mdformat .orchestrator",
+	"markdownlint --fix .orchestrator",
+	"perl -pi -e s/a/b/ .orchestrator/tasks/MASTER_PLAN.md",
+	"perl -i -pe s/a/b/ .orchestrator/tasks/MASTER_PLAN.md",
+	"ruby -i -pe '$_.sub!(/a/, %q(b))' .orchestrator/tasks/MASTER_PLAN.md",
+	"awk -i inplace '{print}' .orchestrator/tasks/MASTER_PLAN.md",
+	"gawk -iinplace '{print}' .orchestrator/tasks/MASTER_PLAN.md",
+	"gawk --include=inplace '{print}' .orchestrator/tasks/MASTER_PLAN.md",
+	"gawk -o.orchestrator/tasks/MASTER_PLAN.md 1",
+	"ex -sc '%s/a/b/|wq' .orchestrator/tasks/MASTER_PLAN.md",
+	"fd -H . .orchestrator -x rm",
+	"rg --pre rm Task .orchestrator",
 }
 
 // TestShellPlanReads: reads of .orchestrator change nothing; the same
@@ -361,6 +510,126 @@ func TestShellPlanReads(t *testing.T) {
 	for _, cmd := range planWrites {
 		if !MentionsPath(cmd, "", ".orchestrator") || !ChangesFiles(cmd) {
 			t.Errorf("%q: MentionsPath %v, ChangesFiles %v; want both", cmd, MentionsPath(cmd, "", ".orchestrator"), ChangesFiles(cmd))
+		}
+	}
+}
+
+// TestShellWrapperTargets: the command a wrapper runs, found where the
+// wrapper finds it (its options read as its getopt reads them); "?" is an
+// option no table knows: the scan cannot follow the command.
+func TestShellWrapperTargets(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"env -u X rm x":                  "rm",
+		"env --unset X rm x":             "rm",
+		"env --uns=X rm x":               "rm",
+		"env -iu X rm x":                 "rm",
+		"env -iuX rm x":                  "rm",
+		"env - rm x":                     "rm",
+		"env -- X=1 rm x":                "rm",
+		"env ./a=b rm x":                 "rm",
+		"env --ch /tmp rm x":             "rm",
+		"env -a name rm x":               "rm",
+		"env -S'rm -rf' x":               "rm", // the command env runs (the word after, as written, too)
+		"env -S'-u X' rm x":              "rm",
+		"sudo -Eu root rm x":             "rm",
+		"sudo --user root -- rm x":       "rm",
+		"sudo -r role -t type rm x":      "rm",
+		"timeout 5 rm x":                 "rm",
+		"timeout -k 1 5 rm x":            "rm",
+		"timeout --kill-after 1 5 rm x":  "rm",
+		"timeout --sig=KILL 5 rm x":      "rm",
+		"nice -n 5 rm x":                 "rm",
+		"nice -5 rm x":                   "rm",
+		"nice --adjustment 5 rm x":       "rm",
+		"stdbuf --output L rm x":         "rm",
+		"xargs -I{} rm {}":               "rm",
+		"xargs -i rm {}":                 "rm",
+		"xargs --max-args 1 rm":          "rm",
+		"xargs -0rL1 rm":                 "rm",
+		"ionice -c3 -n 7 rm x":           "rm",
+		"chrt -f 10 rm x":                "rm",
+		"taskset -c 0 rm x":              "rm",
+		"flock -w 5 lock rm x":           "rm",
+		"exec -a name rm x":              "rm",
+		"strace -f --trace file rm x":    "rm",
+		"npx -y prettier --write x":      "prettier",
+		"npm exec -- prettier x":         "prettier",
+		"npm install prettier":           "npm",
+		"pnpm --filter web exec rm x":    "rm",
+		"uv run --with ruff ruff format": "ruff",
+		"uv tool run black .":            "black",
+		"uvx --from black black .":       "black",
+		"bundle exec rubocop -a":         "rubocop",
+		"timeout --bogus 5 rm x":         "?",
+		"env -Z rm x":                    "?",
+		"sudo --frobnicate rm x":         "?",
+		"nice -q rm x":                   "?",
+		`env -S'${X} rm' x`:              "?",
+		`env -S'rm \q' x`:                "?",
+		`env -S"rm 'x" y`:                "?",
+	} {
+		sc := shellScan(cmd)
+		var got []string
+		for _, c := range sc.cmds {
+			if k := c.effective().k; k >= 0 {
+				got = append(got, c.name(k))
+			}
+		}
+		switch {
+		case want == "?" && !sc.suspicious:
+			t.Errorf("%q: followed (runs %v), want the scan suspicious", cmd, got)
+		case want != "?" && (sc.suspicious || !slices.Contains(got, want)):
+			t.Errorf("%q: runs %v (suspicious %v), want %s", cmd, got, sc.suspicious, want)
+		}
+	}
+}
+
+// TestShellEnvSplit: env -S's string is split as GNU env splits it; where
+// GNU env is installed, its own split is compared too.
+func TestShellEnvSplit(t *testing.T) {
+	cases := map[string]string{
+		`GIT_EXTERNAL_DIFF="truncate -s0" git`: "[GIT_EXTERNAL_DIFF=truncate -s0][git]",
+		"a  b\tc":                              "[a][b][c]",
+		`'a b' "c d" e\_f "g\_h"`:              "[a b][c d][e][f][g h]",
+		`a '' b`:                               "[a][][b]",
+		`a#b #c d`:                             "[a#b]",
+		`"#x" y`:                               "[#x][y]",
+		`a\cb c`:                               "[a]",
+		`'\c' x`:                               `[\c][x]`,
+		`'a\'b' c`:                             "[a'b][c]",
+		`'a\\b' c`:                             `[a\b][c]`,
+		`"a\"b" c`:                             `[a"b][c]`,
+		`a\$b \#c`:                             "[a$b][#c]",
+		`-i -C/tmp A=B`:                        "[-i][-C/tmp][A=B]",
+	}
+	bad := []string{`$X`, `a\q`, `'a`, `"a`, `"a\c"`, `a\`} // env refuses them
+	unknown := []string{`${X} rm`, `"${X}"`}                // env expands them: the value is unknown here
+	for s, want := range cases {
+		words, ok := shEnvSplit(s)
+		var b strings.Builder
+		for _, w := range words {
+			b.WriteString("[" + w.text + "]")
+		}
+		if !ok || b.String() != want {
+			t.Errorf("shEnvSplit(%q) = %s, %v; want %s", s, b.String(), ok, want)
+		}
+	}
+	for _, s := range append(bad, unknown...) {
+		if _, ok := shEnvSplit(s); ok {
+			t.Errorf("shEnvSplit(%q) ok; want refused", s)
+		}
+	}
+	if out, err := exec.Command("env", "--version").Output(); err != nil || !strings.Contains(string(out), "GNU coreutils") {
+		t.Skipf("no GNU env here (%v)", err)
+	}
+	for s, want := range cases {
+		if out, err := exec.Command("env", "-Sprintf [%s] "+s).Output(); err != nil || string(out) != want {
+			t.Errorf("env -S %q: %q (%v), want %s", s, out, err, want)
+		}
+	}
+	for _, s := range bad {
+		if err := exec.Command("env", "-Sprintf [%s] "+s).Run(); err == nil {
+			t.Errorf("env -S %q: accepted", s)
 		}
 	}
 }
