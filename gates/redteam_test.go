@@ -4,9 +4,10 @@ package gates
 // nudge, the FAIL way forward, implementer prompts, strict plan reading,
 // 4c bookkeeping, plan repair, Bash reads).
 //
-// Each TestRedteam* test states what orch-hook should do. A test that
-// FAILS against the current code demonstrates a finding (its name and the
-// failure message say which); a test that passes shows an attack that held.
+// Each TestRedteam* test states what orch-hook should do. A test whose
+// comment says FINDING failed when it was written (the finding, fixed
+// since: it now guards the fix); a test marked HELD shows an attack that
+// held already.
 
 import (
 	"fmt"
