@@ -451,8 +451,14 @@ func (h *harness) discover() Outcome {
 // writePlan is step 2: the task-planner writes the plan and returns.
 func (h *harness) writePlan() Outcome {
 	h.t.Helper()
+	return h.rtPlan(planFiles(h.plan...))
+}
+
+// rtPlan is step 2 with the given plan files: the task-planner writes
+// them and returns.
+func (h *harness) rtPlan(files PlanFiles) Outcome {
+	h.t.Helper()
 	r := h.launch(Planner, "Create MASTER_PLAN.md and the task files")
-	files := planFiles(h.plan...)
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)

@@ -19,24 +19,6 @@ import (
 
 // ---- helpers ----
 
-// rtPlan is step 2 with hand-written plan files: the task-planner writes
-// them and returns.
-func (h *harness) rtPlan(files PlanFiles) Outcome {
-	h.t.Helper()
-	r := h.launch(Planner, "Create MASTER_PLAN.md and the task files")
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if o := r.write(n, string(files[n])); o.Verdict != Allow {
-			h.t.Fatalf("planner write of %s denied: %s", n, o.Reason)
-		}
-	}
-	return r.finish("Plan written.")
-}
-
 func rtTask(n int, files, ux, extra string) string {
 	return fmt.Sprintf("# Task %02d\n\n%sFiles: %s\nrequires_ux_dx_review: %s\n\n## Acceptance\n- it works\n", n, extra, files, ux)
 }
