@@ -252,7 +252,8 @@ func TestParseTests(t *testing.T) {
 		// The last TESTS line decides, and "maybe" is no verdict (issue 13:
 		// an earlier line no longer stands in for the agent's last word).
 		{"TESTS: PASS\nTESTS: maybe", false, false},
-		{"TESTS: PASS - all good", false, false},
+		{"TESTS: PASS - all good", true, true}, // a dash note, read as a parenthetical is
+		{"TESTS: PASS - mostly", false, false},
 		{"- TESTS = PASSED ✅", true, true},
 		{"All tests pass.", false, false},
 		{"TESTS: PASSING", false, false},

@@ -53,94 +53,49 @@ func TestFalsePositivePlans(t *testing.T) {
 		{"plan01-claude-rich", "ok", []string{
 			`Task 03 "Add ` + "`--format`" + ` flag to the reports command" · after Task 01, Task 02`,
 			`Task 05 "Update README and man page" · after Task 03 · files: README.md, docs/reports.1.md · UX/DX review`}, true},
-		// C: the mermaid edge "T03 --> T04[...]" in a fenced block (the
-		// other two edges, "T01[...] --> T03", are not matched: inconsistent);
-		// C/B: "After this, Task 03 can start." is Task 03's dependency, and
-		// the message tells Task 02 to write `Depends On: NN` (which would
-		// invert it); C: "after implementing; Task 04 will document" (the
-		// dependency word and the task are in different clauses).
-		{"plan02-gpt-mermaid", "C", []string{
-			`"T03 --> T04[Task 04: Docs]": it states a dependency orch-hook does not read`,
-			`"- After this, Task 03 can start.": it states a dependency orch-hook does not read; write it as ` + "`Depends On: NN`",
-			`after implementing; Task 04 will document the behaviour.": it states a dependency`}, false},
-		// C: "- Create `src/styles/tokens.css` — the light and dark palettes";
-		// B: it then also says "it has no `Files:` line" (it has one);
-		// C/B: a Files table, refused with "separate the files with commas";
-		// C: "This task depends on Task 01 (tokens) and Task 02 (persistence)."
-		// under "## Dependencies"; C: "requires_ux_dx_review: true — the
-		// toggle is user-facing" (an em-dash note, not cut as " # " is).
-		{"plan03-files-styles", "C", []string{
-			"\"Create `src/styles/tokens.css` — the light and dark palettes\" is not one file path",
-			"task-01-tokens.md, task-02-persist.md: it has no `Files:` line",
-			`"## Files / | File | Change |": separate the files with commas`,
-			`"This" is not a task number`,
-			"requires_ux_dx_review: true — the toggle is user-facing\": the value is not one of true, yes, false, no"}, false},
-		// C (and B): a section heading "## Dependencies" / "## UX/DX Review"
-		// followed by the exact instructed line "Depends On: none" /
-		// "requires_ux_dx_review: false": the heading swallows the line as
-		// its value; the message asks for the line that is there.
-		{"plan04-section-headings", "C", []string{
-			`"## Dependencies / Depends On: none": "Depends" is not a task number`,
-			`"## UX/DX Review / requires_ux_dx_review: false": the value is not one of true, yes, false, no`,
-			"task-01-query.md: it has no `requires_ux_dx_review:` line"}, false},
-		// C/B: "### Exit criteria" checklists inside a phase are told to be
-		// written as `- [ ] Task NN: title`; C: "**Dependencies:** Tasks 01
-		// and 02 (Phase 1)" under Phase 2 (implied by phase order).
-		{"plan05-phase-criteria", "C", []string{
-			`"- [ ] Interface documented in godoc": a checkbox under a phase must be a task: write ` + "`- [ ] Task NN: title`",
-			`"**Dependencies:** Tasks 01 and 02 (Phase 1)": it states a dependency orch-hook does not read`}, false},
-		// M: "  - Must land after Task 01 ..." indented under Task 02 is
-		// silently ignored (the same sentence in a task file is refused);
-		// M (cosmetic): the title "`--max-retries` CLI flag" loses its
-		// opening backtick.
-		{"plan06-inline-fields", "M", []string{
-			`Task 02 "Jitter strategies (full, equal, decorrelated)" · files: runner/jitter.go`,
-			"Task 04 \"--max-retries` CLI flag\" · after Task 03"}, true},
-		// C/B: "- Task 01 has no dependencies." under "## Dependencies".
-		{"plan07-deps-section", "C", []string{
-			`"- Task 01 has no dependencies.": under a Dependencies heading orch-hook reads only`}, false},
+		// Issue 13's false-refusal pass, after its fixes. A (was C): the
+		// mermaid diagram is refused, and the message says to remove it; the
+		// clause-separated "after implementing; Task 04 will ..." and the
+		// reverse "After this, Task 03 can start." are no longer refused.
+		{"plan02-gpt-mermaid", "A", []string{
+			`"T03 --> T04[Task 04: Docs]": it states a dependency orch-hook does not read (an arrow or a diagram)`, "and remove the diagram"}, false},
+		// A (was C/B): only the Files table is refused, with what to write;
+		// "Create `src/styles/tokens.css` — ...", the dependency sentence
+		// under "## Dependencies" and the em-dash note are read.
+		{"plan03-files-styles", "A", []string{`"## Files / | File | Change |": a table is not read; list the files as ` + "`- path`"}, false},
+		// ok (was C): a section heading over the instructed field line.
+		{"plan04-section-headings", "ok", []string{`Task 02 "CSV download button" · after Task 01`}, true},
+		// ok (was C): exit criteria under a phase's sub-heading, and a
+		// phase-level note naming tasks of earlier phases.
+		{"plan05-phase-criteria", "ok", []string{`Task 03 "Port the sitemap generator to a plugin" · after Task 01, Task 02`}, true},
+		// A (was M): prose indented under a task that states a dependency is
+		// refused, as in a task file (it was ignored).
+		{"plan06-inline-fields", "A", []string{`"- Must land after Task 01 so it can reuse the policy type": it states a dependency orch-hook does not read`}, false},
+		// ok (was C): "- Task 01 has no dependencies." under "## Dependencies".
+		{"plan07-deps-section", "ok", []string{`Task 02 "Rule engine" · after Task 01`}, true},
 		{"plan08-deps-section-clean", "ok", []string{
 			`Task 04 "CLI entry point and output formats" · after Task 02, Task 03`}, true},
 		{"plan09-yaml-frontmatter", "ok", []string{
 			`Task 02 "Retry worker" · after Task 01`,
 			`Task 03 "Admin page listing failed deliveries" · after Task 01 · files: web/admin/deliveries.tsx, web/admin/deliveries.test.tsx, internal/api/admin_deliveries.go · UX/DX review`}, true},
-		// C: "No regressions in CLI tests that existed before Task 01" in
-		// Task 01's own file; A: "Not required — ..." as a UX/DX value (B:
-		// followed by "it has no requires_ux_dx_review line"); C: "needs the
-		// same config loader as Task 01" and "once Task 02's keys are final"
-		// name tasks the file's Depends On already lists.
-		{"plan10-task-prose", "C", []string{
-			`"- [ ] No regressions in CLI tests that existed before Task 01": it states a dependency`,
-			`"requires_ux_dx_review: Not required — strings are unchanged in English": the value is not one of`,
-			"task-02-extract.md: it has no `requires_ux_dx_review:` line",
-			`"This task needs the same config loader as Task 01; reuse it rather than adding a second one.": it states a dependency`,
-			`Run it once Task 02's keys are final.": it states a dependency`}, false},
-		// B: "Task 1.1" / "Task 1.2" (hierarchical numbers) are both read as
-		// Task 01; the message does not say 1.1 is not a task number.
-		{"plan11-hier-numbers", "B", []string{"MASTER_PLAN.md lists Task 01 twice (phases 1 and 1)"}, false},
-		// B: "Depends On: 1.1" gets "it says both `none` and task numbers".
-		{"plan12-one-per-phase-hier", "B", []string{`"Depends On: 1.1": it says both ` + "`none`" + ` and task numbers`}, false},
-		// M: "Task 2.1: Search box component" is accepted as Task 02 titled
-		// "1: Search box component" (task-2.1-box.md as Task 02's file).
-		{"plan13-hier-accepted", "M", []string{`Task 01 "1: Search endpoint"`, `Task 02 "1: Search box component" · after Task 01`}, true},
-		// C: "- src/api/routes.ts: add the `/export` route" (the note has a
-		// '/', so "path: note" reads two ways); B: plus "no `Files:` line".
-		{"plan14-files-notes", "C", []string{
-			"\"src/api/routes.ts: add the `/export` route\" is not one file path",
-			"task-01-endpoint.md: it has no `Files:` line"}, false},
+		// A: "Not required — ..." as a UX/DX value (no longer followed by
+		// "it has no requires_ux_dx_review line"); the prose naming the
+		// file's own dependencies, or the task itself, is accepted.
+		{"plan10-task-prose", "A", []string{`"requires_ux_dx_review: Not required — strings are unchanged in English": the value is not one of`}, false},
+		// A (was B/M): hierarchical numbers are refused as such.
+		{"plan11-hier-numbers", "A", []string{`"Task 1.1" is not a task number; number the tasks 01, 02, 03, ... across the whole plan`}, false},
+		{"plan12-one-per-phase-hier", "A", []string{`"Task 1.1" is not a task number`}, false},
+		{"plan13-hier-accepted", "A", []string{`"Task 2.1" is not a task number`}, false},
+		// A (was C): "src/api/routes.ts: add the `/export` route" is read;
+		// a note naming another file in backticks is refused.
+		{"plan14-files-notes", "A", []string{"names more than one file; write one path per item"}, false},
 		{"plan15-gpt-numbered", "ok", []string{
 			`Task 01 "Write the JSON Schema for config.yaml" · files: schema/config.schema.json, docs/config.md · UX/DX review`,
 			`Task 03 "Validate on startup with readable errors (blocked by Task 02)" · after Task 02`}, true},
-		// C/B: a "## Task Details" section with "### Task 01: ..." headings
-		// for tasks that ARE listed under their phase; the message asks to
-		// list them, which the plan does.
-		{"plan16-task-details", "C", []string{
-			`"### Task 01: Reset token model and email": a heading is not a task line; list Task 01 under its phase as ` + "`- [ ] Task 01: title`"}, false},
-		// C/B: success criteria "- [ ] 100% of ..." and "- [ ] 0 false
-		// positives ..." after the phases are read as Task 100 and Task 00.
-		{"plan17-success-numbers", "C", []string{
-			`"- [ ] 100% of CommonMark spec examples tokenize without panics": Task 100 is not under a phase heading`,
-			`"- [ ] 0 false positives on the repository's own docs": Task 00 is not under a phase heading`}, false},
+		// ok (was C): "### Task 01: ..." detail headings for listed tasks.
+		{"plan16-task-details", "ok", []string{`Task 01 "Reset token model and email"`}, true},
+		// ok (was C): success criteria "- [ ] 100% of ..." after the phases.
+		{"plan17-success-numbers", "ok", []string{`Task 04 "CLI entry point and output formats"`}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.dir, func(t *testing.T) {
@@ -173,14 +128,15 @@ func TestFalsePositiveTaskLines(t *testing.T) {
 		files       []string
 		deps        []int
 	}{
-		// M: a note after a backticked path is never looked at: "(and
-		// `b.go`)" adds a file, and is refused without backticks (next).
-		{"M", "Files: `c.go` (and `b.go`)\nDepends On: none\nrequires_ux_dx_review: false\n", "", []string{"c.go"}, nil},
+		// A (was M): a note naming another file after a backticked path
+		// is refused, as it is without backticks.
+		{"A", "Files: `c.go` (and `b.go`)\nDepends On: none\nrequires_ux_dx_review: false\n", "names more than one file", nil, nil},
 		{"A", "Files: c.go (and b.go)\nDepends On: none\nrequires_ux_dx_review: false\n", `the note "(and b.go)" names another file`, nil, nil},
-		{"M", "## Files\n- `src/a.go` (also update `src/b.go`)\n\nDepends On: none\nrequires_ux_dx_review: false\n", "", []string{"src/a.go"}, nil},
-		// C: an em-dash note after a dependency value.
-		{"C", "Files: src/a.go\nDepends On: none — can start immediately\nrequires_ux_dx_review: false\n", `"—" is not a task number`, nil, nil},
-		{"C", "Files: src/a.go\nDepends On: 01 — needs the parser API\nrequires_ux_dx_review: false\n", `"—" is not a task number`, nil, nil},
+		{"A", "## Files\n- `src/a.go` (also update `src/b.go`)\n\nDepends On: none\nrequires_ux_dx_review: false\n", "names more than one file", nil, nil},
+		// ok (was C): an em-dash note after a dependency value.
+		{"ok", "Files: src/a.go\nDepends On: none — can start immediately\nrequires_ux_dx_review: false\n", "", []string{"src/a.go"}, nil},
+		{"ok", "Files: src/a.go\nDepends On: 01 — needs the parser API\nrequires_ux_dx_review: false\n", "", []string{"src/a.go"}, []int{1}},
+		{"A", "Files: src/a.go\nDepends On: 01 — and Task 03 too\nrequires_ux_dx_review: false\n", `the note "and Task 03 too" names another task`, nil, nil},
 		{"A", "Files: src/a.go\nDependencies: None. This task can start immediately.\nrequires_ux_dx_review: false\n", `"This" is not a task number`, nil, nil},
 		{"ok", "Files: src/a.go\nDepends On: Task 01 (needs the parser API)\nrequires_ux_dx_review: false\n", "", []string{"src/a.go"}, []int{1}},
 		{"ok", "Files: src/a.go\nDepends On: none (but Task 03 depends on this)\nrequires_ux_dx_review: false\n", "", []string{"src/a.go"}, nil},
@@ -214,11 +170,10 @@ func TestFalsePositiveReports(t *testing.T) {
 	}{
 		{"report01-gate-claude-pass.md", "ok", LineGatePass, nil, ""},
 		{"report02-gate-fail-tasks.md", "ok", LineGateFail, []int{3}, ""},
-		// C: a dash note after the verdict.
-		{"report03-gate-pass-dash.md", "C", "", nil, "the verdict is followed by other text"},
-		// M: "FAILING TASKS: 03 — the CLI bypasses the encoder" does not
-		// read; no nudge (the key is there), the whole phase is fixed.
-		{"report04-gate-fail-tasks-dash.md", "M", LineGateFail, nil, ""},
+		// ok (was C): a dash note after the verdict.
+		{"report03-gate-pass-dash.md", "ok", LineGatePass, nil, ""},
+		// ok (was M): "FAILING TASKS: 03 — the CLI bypasses the encoder".
+		{"report04-gate-fail-tasks-dash.md", "ok", LineGateFail, []int{3}, ""},
 		{"report05-gate-fail-tasks-paren.md", "ok", LineGateFail, []int{2, 1}, ""},
 		{"report06-gate-pass-counts.md", "ok", LineGatePass, nil, ""},
 		// A: README refuses a word before the key.
@@ -229,23 +184,22 @@ func TestFalsePositiveReports(t *testing.T) {
 		// A: "flaky" after PASS (README: a note saying something failed).
 		{"report11-gate-pass-flaky.md", "A", "", nil, "it names both verdicts (flaky)"},
 		{"report12-gate-fail-tasks-bold.md", "ok", LineGateFail, []int{2, 4}, ""},
-		// M: "FAILING TASKS: 02 ❌, 04 ❌" does not read (the marks), no
-		// nudge: the whole phase is fixed.
-		{"report13-gate-fail-emoji-tasks.md", "M", LineGateFail, nil, ""},
-		// C: an italic recap that agrees with the verdict line above it.
-		{"report14-gate-pass-final-recap.md", "C", "", nil, "the key does not start the line"},
+		// ok (was M): "FAILING TASKS: 02 ❌, 04 ❌".
+		{"report13-gate-fail-emoji-tasks.md", "ok", LineGateFail, []int{2, 4}, ""},
+		// ok (was C): an italic recap that agrees with the verdict above it.
+		{"report14-gate-pass-final-recap.md", "ok", LineGatePass, nil, ""},
 		{"report15-gate-fail-later-phase.md", "ok", LineGateFail, []int{3, 4}, ""},
 		{"report16-impl-complete.md", "ok", LineImplComplete, nil, ""},
-		// C: COMPLETE — note.
-		{"report17-impl-complete-note.md", "C", "", nil, "the verdict is followed by other text"},
-		// C: BLOCKED - reason (the agent is told to "say what").
-		{"report18-impl-blocked-reason.md", "C", "", nil, "the verdict is followed by other text"},
+		// ok (was C): COMPLETE — note.
+		{"report17-impl-complete-note.md", "ok", LineImplComplete, nil, ""},
+		// ok (was C): BLOCKED - reason (the agent is told to "say what").
+		{"report18-impl-blocked-reason.md", "ok", LineImplBlocked, nil, ""},
 		{"report19-impl-blocked-paren.md", "ok", LineImplBlocked, nil, ""},
 		{"report20-impl-complete-paren-lint.md", "ok", LineImplComplete, nil, ""},
 		{"report21-fa-fixtasks.md", "ok", LineAnalysis, nil, ""},
 		{"report22-ux-pass-suggestions.md", "ok", LineUXPass, nil, ""},
-		// C (borderline A): "PASS with minor suggestions".
-		{"report23-ux-pass-with.md", "C", "", nil, "the verdict is followed by other text"},
+		// A: "PASS with minor suggestions" (the message says what to write).
+		{"report23-ux-pass-with.md", "A", "", nil, "the verdict is followed by other text"},
 		// A: README refuses table cells.
 		{"report24-gate-table-verdict-last.md", "A", "", nil, "a table cell is not a result line"},
 		{"report25-impl-status-then-next.md", "ok", LineImplComplete, nil, ""},
@@ -290,13 +244,14 @@ func TestFalsePositivePrompts(t *testing.T) {
 		{"prompt01-header.md", "ok", 3, ""},
 		{"prompt02-you-are.md", "ok", 3, ""},
 		{"prompt03-context-first.md", "ok", 3, ""},
-		// C/B: a context line naming Tasks 01 and 02 comes before the line
-		// naming the task file; the description names Task 03. The message
-		// does not say to start the prompt with `Task 03: title`.
-		{"prompt04-context-line-before-file.md", "C", 0, "names more than one task; one code-implementer implements one task."},
-		// C/B: a status list "- Task 01: CSV encoder — COMPLETE" after the
-		// prompt's own header is read as a second header.
-		{"prompt05-status-list.md", "C", 0, "the prompt has a header for Task 04"},
+		// A (was C/B): a context line naming Tasks 01 and 02 before the
+		// line naming the task file is refused (a line naming several tasks
+		// could be an order to implement them); the message now says to
+		// start with `Task NN: <title>`.
+		{"prompt04-context-line-before-file.md", "A", 0, "start the prompt with a `Task NN: <title>` line naming it"},
+		// ok (was C): a status list "- Task 01: CSV encoder — COMPLETE"
+		// after the prompt's own header is context.
+		{"prompt05-status-list.md", "ok", 4, ""},
 		{"prompt06-file-first.md", "ok", 4, ""},
 		{"prompt07-heading-impl.md", "ok", 2, ""},
 		{"prompt08-fix-f2.md", "ok", 3, ""},

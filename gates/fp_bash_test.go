@@ -49,6 +49,11 @@ func fpBash(h *harness, cmd, cwd string) fpJudge {
 // fpEveryday: commands a coding agent runs every day, none of which names
 // or reaches .orchestrator. All are allowed, with and without a workflow.
 var fpEveryday = []string{
+	// Tree patterns under a directory, or that cannot match Markdown or
+	// JSON (false sweep refusals, fixed).
+	`prettier --write "src/**/*.{ts,tsx}"`, `prettier --write "src/**/*.ts"`, `prettier --write 'src/**/*.{ts,tsx,css}'`,
+	`npx prettier --write "src/**/*.{js,jsx}"`, `markdownlint --fix 'docs/**/*.md'`, `dprint fmt src/**`,
+	`prettier --write '**/*.{ts,tsx}'`, `prettier --write "**/*.ts"`,
 	// git
 	"git status", "git status --short", "git status -sb", "git diff", "git diff --stat", "git diff --cached",
 	"git diff HEAD~1 -- src/", "git log --oneline -20", "git log --graph --oneline --all",
@@ -175,17 +180,9 @@ var fpFalseRefusals = []fpFalseRefusal{
 	// under a literal directory. Narrowing: a tree pattern only when its
 	// first component is a glob ("**/x", "*/tasks/x"); "src/**/x" stays
 	// under src.
-	{cmd: `prettier --write "src/**/*.{ts,tsx}"`, msg: fpSweepMsg},
-	{cmd: `prettier --write "src/**/*.ts"`, msg: fpSweepMsg},
-	{cmd: `prettier --write 'src/**/*.{ts,tsx,css}'`, msg: fpSweepMsg},
-	{cmd: `npx prettier --write "src/**/*.{js,jsx}"`, msg: fpSweepMsg},
-	{cmd: `markdownlint --fix 'docs/**/*.md'`, msg: fpSweepMsg},
-	{cmd: `dprint fmt src/**`, msg: fpSweepMsg},
 	// A root pattern whose file names cannot be Markdown or JSON matches
 	// nothing in .orchestrator. Narrowing: a tree pattern counts only when
 	// its last component may match .md/.json/.jsonl.
-	{cmd: `prettier --write '**/*.{ts,tsx}'`, msg: fpSweepMsg},
-	{cmd: `prettier --write "**/*.ts"`, msg: fpSweepMsg},
 	// sweepsProject's atRoot reads "." against the session's directory,
 	// not the one the command cd'ed to (mentionsPath follows cd: bases).
 	// Narrowing: resolve find's start points against sc.bases.
@@ -237,8 +234,9 @@ var fpWrapperOptions = []string{
 	"parallel --resume --joblog j.log echo ::: a", "parallel --resume-failed --joblog j.log echo ::: a",
 	"parallel --fg echo ::: a", "parallel --files echo ::: a", "parallel --compress echo ::: a",
 	"parallel --round-robin --pipe wc < big.txt", "parallel --recstart '>' --pipe wc < big.fa",
-	"parallel --semaphore --id x make", "parallel --sshloginfile hosts echo ::: a", "parallel --citation",
-	"parallel --version",
+	"parallel --semaphore --id x make", "parallel --sshloginfile hosts echo ::: a",
+	// Not here: `parallel --version` and `--citation` run no command, and
+	// parallel with none reads its commands from stdin: unsure (refused).
 	// sudo 1.9's long spelling of -N (the table has -N)
 	"sudo --no-update make",
 	// yarn (classic and berry) global options, and version/help
@@ -284,10 +282,13 @@ func TestFPFalseRefusals(t *testing.T) {
 			t.Errorf("%q: no workflow refused %v (want %v), at 4a refused %v: %s", fr.cmd, j.staticDeny, fr.static, j.activeDeny, j.activeReason)
 		}
 	}
+	// Fixed: an unknown wrapper option no longer makes the command unsure
+	// when both readings (it takes the next word or not) run a plain
+	// program; these are allowed with and without a workflow.
 	for _, cmd := range fpWrapperOptions {
 		j := fpBash(h, cmd, "")
-		if !j.staticDeny || !strings.Contains(j.staticReason, fpBinaryMsg) || !j.activeDeny {
-			t.Errorf("%q: no workflow refused %v (%s), at 4a refused %v", cmd, j.staticDeny, j.staticReason, j.activeDeny)
+		if j.staticDeny || j.activeDeny {
+			t.Errorf("%q: no workflow refused %v (%s), at 4a refused %v (%s)", cmd, j.staticDeny, j.staticReason, j.activeDeny, j.activeReason)
 		}
 	}
 	h.expect(S4a)

@@ -69,6 +69,11 @@ type TaskFile struct {
 	hasDeps, hasFiles, hasUXDX bool
 	depSource                  fieldLine
 	uxdxLine                   int
+	// triedFiles, triedUXDX: a line for the field was there but did not
+	// read (its problem says so; "no such line" would contradict it).
+	triedFiles, triedUXDX bool
+	// consumed are the lines fields took (values, lists), 1-based.
+	consumed map[int]bool
 }
 
 var (
@@ -85,13 +90,27 @@ var (
 	// A dependency word before a task reference, in any other form: read
 	// two ways, so refused ("The docs depend on Task 01", "Task 01 must
 	// finish before Task 03").
-	reMentions = lazyRegexp(`(?i)\b(?:depend\w*|requires?|needs?|after|before|once|until|following|waits?|blocked|prerequisites?)\b.*\btasks?\s*#?\s*\d`)
+	// Within one clause: "after implementing; Task 04 will document it"
+	// is two clauses, not a dependency.
+	reMentions = lazyRegexp(`(?i)\b(?:depend\w*|requires?|needs?|after|before|once|until|following|waits?|blocked|prerequisites?)\b[^.;:!?,]{0,60}?\btasks?\s*#?\s*\d`)
 	// In a task's title a bare task number counts too ("CLI — after 01").
-	reTitleMentions = lazyRegexp(`(?i)\b(?:depend\w*|deps|requires?|needs?|after|before|once|until|following|waits?|blocked|prerequisites?)\b.*(?:\btasks?\s*#?\s*\d|\b\d{2,4}\b)`)
+	reTitleMentions = lazyRegexp(`(?i)\b(?:depend\w*|deps|requires?|needs?|after|before|once|until|following|waits?|blocked|prerequisites?)\b[^.;:!?,]{0,60}?(?:\btasks?\s*#?\s*\d|\b\d{2,4}\b)`)
 	// An arrow between tasks: "Task 01 → Task 03", "T01 --> T03".
 	reArrow = lazyRegexp(`(?i)(?:\btasks?\s*#?\s*\d{1,4}|\bT\d{1,4}|\b\d{2,4})\b\s*(?:→|⟶|->|-->|=>|==>)\s*(?:tasks?\s*#?\s*\d|T\d|\d{2})`)
 	// A table row whose first cell is a task: "| 03 | c |", "| Task 03 | c |".
 	reTaskRow = lazyRegexp(`(?i)^\s*\|\s*\**(?:task\s*#?\s*)?\d{1,4}\**\s*\|`)
+	// A task line's number: "Task 01", or a bare "01" followed by a
+	// separator ("01: title", "01 - title"), not "100% of the spec".
+	reTaskWord = lazyRegexp(`(?i)^task\b|^task\s*#?\s*\d`)
+	reBareTask = lazyRegexp("^#?\\d{1,4}[*_`]*\\s*(?:$|[:.)\\x{2013}\\x{2014}-](?:\\s|$))")
+	// "Task 2.1", "1.2": hierarchical numbers.
+	reHierTask = lazyRegexp(`(?i)^(?:task\s*#?\s*)?\d{1,4}\.\d+`)
+	// "Task 01 has no dependencies", "Task 01: none" under a Dependencies
+	// heading.
+	reTaskNoDeps = lazyRegexp(`(?i)^\W*task\s*#?\s*(\d{1,4})\s*(?:has no dependencies|depends on nothing|:\s*(?:none|n/a|-|—))\.?\s*$`)
+	// A phase's sub-heading over criteria, not tasks: its checkboxes that
+	// do not read as tasks are checks.
+	reCriteria = lazyRegexp(`(?i)criteria|acceptance|exit|success|definition of done|checklist|verification|checks|notes|risks|done when`)
 	// A table's rule row: "|---|---|".
 	reTableRule = lazyRegexp(`^\s*\|?\s*:?-{3,}`)
 	reStatus    = lazyRegexp(`(?i)^\s*(?:[-*+]\s*)?\**\s*status\s*\**\s*:\s*\**\s*(.*?)\s*$`)
@@ -191,7 +210,13 @@ func (p *Plan) parseMaster(text string) {
 	}
 	var standalone []lineDeps
 	phaseLevel := 0
-	depSection := 0 // the level of a "## Dependencies" heading we are under
+	depSection := 0   // the level of a "## Dependencies" heading we are under
+	criteria := false // under a phase's "### Exit criteria"-like sub-heading
+	type lineRefs struct {
+		line, phase int
+	}
+	var taskHeadings []struct{ line, task int }
+	var phaseMentions []lineRefs // dependency prose under a phase, judged once all tasks are known
 	for i, line := range p.lines {
 		if m := rePhase.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
@@ -203,12 +228,13 @@ func (p *Plan) parseMaster(text string) {
 			}
 			phase = &PlanPhase{Number: n, Title: strings.TrimSpace(m[2]), statusLine: -1}
 			p.Phases = append(p.Phases, phase)
-			phaseLevel, depSection = headingLevel(line), 0
+			phaseLevel, depSection, criteria = headingLevel(line), 0, false
 			last = nil
 			continue
 		}
 		if level := headingLevel(line); level > 0 {
 			last = nil
+			criteria = phase != nil && level > phaseLevel && reCriteria.MatchString(line)
 			if depSection > 0 && level <= depSection {
 				depSection = 0
 			}
@@ -223,7 +249,9 @@ func (p *Plan) parseMaster(text string) {
 				continue
 			}
 			if n := taskHeader(strings.TrimLeft(line, "# ")); n != 0 {
-				problem(i, fmt.Sprintf("a heading is not a task line; list Task %02d under its phase as `- [ ] Task %02d: title`", n, n))
+				// "### Task 01: details" is fine for a listed task; a task
+				// only a heading names would be dropped.
+				taskHeadings = append(taskHeadings, struct{ line, task int }{i, n})
 			}
 			continue
 		}
@@ -232,7 +260,10 @@ func (p *Plan) parseMaster(text string) {
 		}
 		if depSection > 0 {
 			// Under "## Dependencies": "Task 03 depends on Task 01" lines.
-			if m := reTaskDeps.FindStringSubmatch(line); m != nil {
+			if m := reTaskNoDeps.FindStringSubmatch(line); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				standalone = append(standalone, lineDeps{n, fieldLine{kind: fieldDepends, key: "DEPENDS ON", value: "none", line: i + 1, raw: strings.TrimSpace(line)}})
+			} else if m := reTaskDeps.FindStringSubmatch(line); m != nil {
 				n, _ := strconv.Atoi(m[1])
 				standalone = append(standalone, lineDeps{n, fieldLine{kind: fieldDepends, key: "DEPENDS ON", value: m[2], line: i + 1, raw: strings.TrimSpace(line)}})
 			} else if !reTableRule.MatchString(line) {
@@ -245,6 +276,8 @@ func (p *Plan) parseMaster(text string) {
 			switch {
 			case msg != "":
 				// Not a task: a sub-item, or a checklist outside the phases.
+			case phase == nil && !reTaskWord.MatchString(strings.TrimLeft(unlink(m[3]), "*_` ")):
+				// "- [ ] 0 false positives" after the phases: a criterion.
 			case phase == nil:
 				// A checkbox outside a phase may be anything, but one that
 				// reads as a task would be dropped silently.
@@ -262,7 +295,9 @@ func (p *Plan) parseMaster(text string) {
 			last = nil
 			t, msg := readTaskLine(m[2], m[3])
 			if msg != "" {
-				problem(i, msg)
+				if !criteria || reTaskWord.MatchString(strings.TrimLeft(unlink(m[3]), "*_` ")) {
+					problem(i, msg)
+				}
 				continue
 			}
 			t.line = i
@@ -294,7 +329,12 @@ func (p *Plan) parseMaster(text string) {
 			continue
 		}
 		if last != nil && indentOf(line) >= 2 {
-			// A line indented under a task: its fields.
+			// A line indented under a task: its fields. Prose there that
+			// states a dependency is refused as it is in a task file.
+			if fs := readFields([]string{line}, i+1); len(fs) == 0 && reMentions.MatchString(line) && !mentionsOnly(line, append(last.depNumbers(), last.Number)) {
+				problem(i, "it states a dependency orch-hook does not read; write it as `Depends On: NN` (in the file of the task that waits)")
+				continue
+			}
 			for _, f := range readFields([]string{line}, i+1) {
 				if f.value == "" && !f.list {
 					// "  - Files:" with the list further indented: read the
@@ -318,14 +358,35 @@ func (p *Plan) parseMaster(text string) {
 			continue
 		}
 		switch {
-		case reMentions.MatchString(line) || reArrow.MatchString(line):
-			problem(i, "it states a dependency orch-hook does not read; write it in the task's file as `Depends On: NN`, or as `Task NN depends on Task MM` on a line of its own")
+		case reArrow.MatchString(line):
+			problem(i, "it states a dependency orch-hook does not read (an arrow or a diagram); write it in the task's file as `Depends On: NN`, or as `Task NN depends on Task MM` on a line of its own, and remove the diagram")
+		case reMentions.MatchString(line) && phase != nil:
+			// Judged at the end: naming only tasks of earlier phases, it
+			// says what the phase order already does.
+			phaseMentions = append(phaseMentions, lineRefs{i, phase.Number})
+		case reMentions.MatchString(line):
+			problem(i, "it states a dependency orch-hook does not read; write it in the file of the task that waits as `Depends On: NN`, or as `Task NN depends on Task MM` on a line of its own")
 		case phase != nil && reTaskRow.MatchString(line):
 			problem(i, "a table row is not a task line; list each task as `- [ ] Task NN: title`")
 		case phase != nil:
 			if item, isItem := listItem(line); isItem && taskHeader(trimLeadDecoration(item)) != 0 {
 				problem(i, "a task line needs a checkbox: write `- [ ] Task NN: title`")
 			}
+		}
+	}
+	for _, h := range taskHeadings {
+		if byNumber[h.task] == nil {
+			problem(h.line, fmt.Sprintf("a heading is not a task line; list Task %02d under its phase as `- [ ] Task %02d: title`", h.task, h.task))
+		}
+	}
+	for _, m := range phaseMentions {
+		earlier := true
+		for _, n := range refNumbers(p.lines[m.line]) {
+			ph := p.PhaseOf(n)
+			earlier = earlier && ph != nil && p.phaseIndex(ph.Number) < p.phaseIndex(m.phase)
+		}
+		if !earlier {
+			problem(m.line, "it states a dependency orch-hook does not read; write it in the file of the task that waits as `Depends On: NN`, or as `Task NN depends on Task MM` on a line of its own")
 		}
 	}
 	for _, d := range standalone {
@@ -336,6 +397,18 @@ func (p *Plan) parseMaster(text string) {
 		}
 		t.fields = append(t.fields, d.f)
 	}
+}
+
+// depNumbers are the tasks a task's own MASTER_PLAN.md fields depend on.
+func (t *PlanTask) depNumbers() []int {
+	var out []int
+	for _, f := range t.fields {
+		if f.kind == fieldDepends {
+			nums, _ := taskNumbers(f)
+			out = append(out, nums...)
+		}
+	}
+	return out
 }
 
 // headingLevel is the number of '#' a Markdown heading starts with (0:
@@ -369,8 +442,12 @@ func readTaskLine(box, rest string) (*PlanTask, string) {
 	s := strings.TrimSpace(unlink(rest))
 	s = strings.TrimLeft(s, "*_` ")
 	m := reTaskHead.FindStringSubmatch(s)
-	if m == nil {
-		return nil, "a checkbox under a phase must be a task: write `- [ ] Task NN: title`"
+	if m == nil || !reTaskWord.MatchString(s) && !reBareTask.MatchString(s) {
+		// "100% of the spec passes" is a criterion, not Task 100.
+		return nil, "a checkbox under a phase must be a task: write `- [ ] Task NN: title` (if it is not a task, make it a plain `- ` item, or move it after the phases)"
+	}
+	if h := reHierTask.FindString(s); h != "" {
+		return nil, fmt.Sprintf("%q is not a task number; number the tasks 01, 02, 03, ... across the whole plan", strings.TrimSpace(h))
 	}
 	after := strings.TrimLeft(m[2], "*_` ")
 	if reTwoTasks.MatchString(after) || reTwoTasks.MatchString(strings.TrimSpace(s[len(s)-len(m[2]):])) {
@@ -431,12 +508,12 @@ func (p *Plan) taskProblems(n int) []PlanProblem {
 		return []PlanProblem{{File: names[0], Problem: fmt.Sprintf("%s are all Task %02d's file; keep one", strings.Join(names, ", "), n)}}
 	}
 	out := append([]PlanProblem(nil), tf.Problems...)
-	if !tf.hasFiles {
+	if !tf.hasFiles && !tf.triedFiles {
 		out = append(out, PlanProblem{File: tf.Name, Problem: "it has no `Files:` line; list every file the task creates or changes (`Files: src/a.go, src/b.go`): two running tasks may not change one file, and a lightweight follow-up is limited by it"})
-	} else if len(tf.Files) == 0 {
+	} else if len(tf.Files) == 0 && tf.hasFiles {
 		out = append(out, PlanProblem{File: tf.Name, Problem: "its `Files:` line lists no file; list every file the task creates or changes"})
 	}
-	if !tf.hasUXDX {
+	if !tf.hasUXDX && !tf.triedUXDX {
 		out = append(out, PlanProblem{File: tf.Name, Problem: "it has no `requires_ux_dx_review:` line; add `requires_ux_dx_review: true` (users or developers see the change) or `false`"})
 	}
 	return out

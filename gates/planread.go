@@ -128,6 +128,7 @@ type fieldLine struct {
 	raw   string
 	file  string // set when read into a TaskFile
 	stray string // a non-item line right after the list ("- a.go\nb.go")
+	end   int    // the last line the field took (1-based)
 }
 
 // readFieldKey reads a line as "KEY: value" or a heading "## KEY" whose
@@ -162,6 +163,38 @@ func readFieldKey(line string) (kind fieldKind, key, value string, heading, ok b
 		return fieldNone, "", "", false, false
 	}
 	return kind, key, strings.TrimSpace(strings.Trim(strings.TrimSpace(v), "*_")), heading, true
+}
+
+// reTaskRefAll finds every task reference in prose: "Task 01", "Tasks 01
+// and 02" (the numbers after the word).
+var reTaskRefAll = lazyRegexp(`(?i)\btasks?\s*#?\s*(\d{1,4})((?:\s*(?:,|and|&)\s*#?\d{1,4}\b)*)`)
+
+// refNumbers lists the tasks a line of prose names.
+func refNumbers(line string) []int {
+	var out []int
+	for _, m := range reTaskRefAll.FindAllStringSubmatch(line, -1) {
+		n, _ := strconv.Atoi(m[1])
+		out = appendNew(out, n)
+		for _, more := range reNumberWord.FindAllString(m[2], -1) {
+			k, _ := strconv.Atoi(strings.TrimLeft(more, "#"))
+			out = appendNew(out, k)
+		}
+	}
+	return out
+}
+
+var reNumberWord = lazyRegexp(`#?\d{1,4}`)
+
+// mentionsOnly: every task the line names is one of allowed (prose about
+// a dependency the fields already state, or about the task itself).
+func mentionsOnly(line string, allowed []int) bool {
+	refs := refNumbers(line)
+	for _, n := range refs {
+		if !contains(allowed, n) {
+			return false
+		}
+	}
+	return len(refs) > 0
 }
 
 // reHasTaskRef: text naming a task, "Task 01" or "01".
@@ -237,10 +270,15 @@ func readFields(lines []string, first int) []fieldLine {
 				}
 				item, isItem := listItem(lines[j])
 				if !isItem {
+					if _, _, _, _, isField := readFieldKey(lines[j]); heading && isField && !f.list && f.value == "" {
+						// "## Dependencies\nDepends On: none": the heading is
+						// a section title; the field line is read itself.
+						break
+					}
 					if heading && !isHeading(lines[j]) && !f.list && f.value == "" {
 						// "## Dependencies\nNone": the section's one line.
-						f.value = strings.TrimSpace(lines[j])
-						f.raw += " / " + f.value
+						f.value = headingSentence(strings.TrimSpace(lines[j]))
+						f.raw += " / " + strings.TrimSpace(lines[j])
 						continue
 					}
 					if f.list && !isHeading(lines[j]) {
@@ -258,11 +296,32 @@ func readFields(lines []string, first int) []fieldLine {
 				f.items = append([]string{f.value}, f.items...)
 				f.value = ""
 			}
+			f.end = first + j - 1
 			i = j - 1
+			if heading && !f.list && f.value == "" {
+				continue // a section title over fields, or over nothing
+			}
+		}
+		if f.end < f.line {
+			f.end = f.line
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// reHeadingSentence is a dependency said as a sentence under a
+// "## Dependencies" heading: "This task depends on Task 01 and Task 02.".
+var reHeadingSentence = lazyRegexp(`(?i)^(?:this task\s+)?(?:depends on|depends upon|requires|needs)\s+(.*?)\.?$`)
+
+// headingSentence reads the one line under a field heading: the task
+// references of "This task depends on Task 01 (tokens) and Task 02.", or
+// the line as it is.
+func headingSentence(line string) string {
+	if m := reHeadingSentence.FindStringSubmatch(line); m != nil {
+		return m[1]
+	}
+	return strings.TrimSuffix(line, ".")
 }
 
 // reParens is one parenthetical.
@@ -328,6 +387,10 @@ func taskNumbers(f fieldLine) (nums []int, problem string) {
 		if f.list {
 			p = itemHead(p)
 		}
+		p, note := cutDashNote(p)
+		if note != "" && !noteNamesOnly(note, p) {
+			return nil, fmt.Sprintf("the note %q names another task; list every task in the value (`01, 02`)", note)
+		}
 		p = cutComment(unlink(p))
 		p = strings.NewReplacer("[", " ", "]", " ", "\"", " ", "'", " ").Replace(p)
 		if strings.TrimSpace(p) == "" || isNone(p) {
@@ -343,7 +406,7 @@ func taskNumbers(f fieldLine) (nums []int, problem string) {
 	}
 	got, none, ok, bad := taskRefs(strings.Join(vals, ", "))
 	switch {
-	case !ok && bad == strings.Join(vals, ", "):
+	case !ok && bad == strings.Join(vals, ", ") && reNoneWord.MatchString(bad):
 		return nil, "it says both `none` and task numbers"
 	case !ok:
 		return nil, fmt.Sprintf("%q is not a task number; write the task numbers (`03, 04`) or `none`, with any comment in parentheses", clip(strings.TrimSpace(bad), 40))
@@ -351,6 +414,34 @@ func taskNumbers(f fieldLine) (nums []int, problem string) {
 		return nil, "it says both `none` and task numbers"
 	}
 	return got, ""
+}
+
+var reNoneWord = lazyRegexp(`(?i)\b(?:none|n/a|nil|null|nothing)\b`)
+
+// cutDashNote splits "01 — needs the parser API" at an em or en dash.
+func cutDashNote(s string) (value, note string) {
+	for _, sep := range []string{" — ", " – ", " —", " –"} {
+		if i := strings.Index(s, sep); i > 0 {
+			return s[:i], strings.TrimSpace(s[i+len(sep):])
+		}
+	}
+	return s, ""
+}
+
+// noteNamesOnly: a note names no task, or only the tasks of the value it
+// follows ("01 — needs Task 01's parser API").
+func noteNamesOnly(note, value string) bool {
+	refs := refNumbers(note)
+	if len(refs) == 0 {
+		return true
+	}
+	valueRefs, _, _, _ := taskRefs(stripParens(value))
+	for _, n := range refs {
+		if !contains(valueRefs, n) {
+			return false
+		}
+	}
+	return true
 }
 
 // itemHead is the part of a list item that is its value: "Task 01: the
@@ -384,6 +475,9 @@ func filePaths(f fieldLine) (paths []string, problem string) {
 		}
 	} else {
 		v := strings.TrimSpace(f.value)
+		if strings.HasPrefix(v, "|") {
+			return nil, "a table is not read; list the files as `- path` items, or `Files: src/a.go, src/b.go`"
+		}
 		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
 			v = v[1 : len(v)-1]
 		}
@@ -444,9 +538,24 @@ func splitPaths(s string) []string {
 // another file, or is not one path, is a problem.
 func filePath(item string) (string, string) {
 	s := strings.TrimSpace(unlink(item))
-	if strings.HasPrefix(s, "`") {
-		if end := strings.IndexByte(s[1:], '`'); end >= 0 {
-			return normalPath(s[1 : end+1]), ""
+	if strings.HasPrefix(s, "|") {
+		return "", "a table is not read; list the files as `- path` items, or `Files: src/a.go, src/b.go`"
+	}
+	// One code span holding a path is the path ("`src/a.go` (new)",
+	// "Create `src/tokens.css` — the palettes"); the rest is a note, which
+	// must not name another file.
+	if spans := reCodeSpan.FindAllStringSubmatch(s, -1); len(spans) > 0 {
+		var paths []string
+		for _, m := range spans {
+			if looksLikePath(m[1]) && !strings.ContainsAny(strings.TrimSpace(m[1]), " \t") {
+				paths = append(paths, m[1])
+			}
+		}
+		if len(paths) > 1 {
+			return "", fmt.Sprintf("%q names more than one file; write one path per item", clip(strings.TrimSpace(item), 60))
+		}
+		if len(paths) == 1 {
+			return normalPath(paths[0]), ""
 		}
 	}
 	for _, paren := range reParens.FindAllString(s, -1) {
@@ -460,13 +569,15 @@ func filePath(item string) (string, string) {
 		}
 	}
 	s = cutFileComments(s)
-	// "Create: src/new.go": a verb, then the path.
+	// "Create: src/new.go" (a verb, then the path) and "src/api.ts: add
+	// the /export route" (the path, then a note).
 	if before, after, ok := strings.Cut(s, ": "); ok {
-		b, a := looksLikePath(cleanPath(before)), looksLikePath(cleanPath(after))
+		b := looksLikePath(cleanPath(before)) && !strings.ContainsAny(strings.TrimSpace(before), " \t")
+		a := looksLikePath(cleanPath(after)) && !strings.ContainsAny(strings.TrimSpace(after), " \t")
 		switch {
 		case a && !b:
 			s = after
-		case b && !a:
+		case b:
 			s = before
 		default:
 			return "", fmt.Sprintf("%q is not one file path; write one path per item", clip(strings.TrimSpace(item), 60))
@@ -483,6 +594,9 @@ func filePath(item string) (string, string) {
 	}
 	return normalPath(p), ""
 }
+
+// reCodeSpan is one `code span`.
+var reCodeSpan = lazyRegexp("`([^`]+)`")
 
 // normalPath is the one spelling of a project path: "./src/b.go" and
 // "src//b.go" are "src/b.go", so the overlap rule compares like with like.
@@ -545,6 +659,7 @@ func uxdxValue(f fieldLine) (value bool, problem string) {
 	if f.list && len(f.items) == 1 {
 		v = f.items[0]
 	}
+	v, _ = cutDashNote(v)
 	v = strings.ToLower(strings.Trim(cutComment(v), " \t*`_\"'."))
 	switch v {
 	case "true", "yes":
@@ -564,9 +679,13 @@ func parseTaskFile(n int, name, text string) *TaskFile {
 	// A dependency in prose ("must run after Task 01") is not read: it
 	// could be read two ways, so it is refused, quoted.
 	for i, line := range lines {
-		if _, _, _, _, isField := readFieldKey(line); !isField && reMentions.MatchString(line) {
-			t.Problems = append(t.Problems, PlanProblem{File: name, Line: i + 1, Text: strings.TrimSpace(line), Problem: "it states a dependency orch-hook does not read; write it as `Depends On: NN`"})
+		if _, _, _, _, isField := readFieldKey(line); isField || t.consumed[i+1] || !reMentions.MatchString(line) {
+			continue
 		}
+		if mentionsOnly(line, append(append([]int(nil), t.DependsOn...), n)) {
+			continue // "needs the config loader of Task 01", with Depends On: 01
+		}
+		t.Problems = append(t.Problems, PlanProblem{File: name, Line: i + 1, Text: strings.TrimSpace(line), Problem: "it states a dependency orch-hook does not read; write it as `Depends On: NN` (in the file of the task that waits), or name only tasks this file's `Depends On:` lists"})
 	}
 	return t
 }
@@ -575,8 +694,22 @@ func parseTaskFile(n int, name, text string) *TaskFile {
 // ways otherwise); "Files to create" and "Files to modify" add up.
 func (t *TaskFile) apply(file string, fields []fieldLine) {
 	byKey := map[string]fieldLine{}
+	if t.consumed == nil {
+		t.consumed = map[int]bool{}
+	}
 	for _, f := range fields {
 		f.file = file
+		if file == t.Name {
+			for l := f.line; l <= f.end; l++ {
+				t.consumed[l] = true
+			}
+		}
+		switch f.kind {
+		case fieldFiles:
+			t.triedFiles = true
+		case fieldUXDX:
+			t.triedUXDX = true
+		}
 		bad := func(problem string) {
 			t.Problems = append(t.Problems, PlanProblem{File: file, Line: f.line, Text: f.raw, Problem: problem})
 		}

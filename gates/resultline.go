@@ -170,6 +170,17 @@ func readVerdict(value string) (verdict, problem string) {
 		}
 		return "", fmt.Sprintf("%q is not a verdict", clip(s[:end], 20))
 	}
+	if verdict == "BLOCKED" {
+		// "BLOCKED - waiting on Task 01 to export Bucket": the implementer
+		// is told to say what blocks it; any reason that does not say
+		// COMPLETE.
+		for _, word := range strings.FieldsFunc(s[end:], func(r rune) bool { return !unicode.IsLetter(r) }) {
+			if contains(oppositeVerdict[verdict], strings.ToUpper(word)) {
+				return "", "it names both verdicts"
+			}
+		}
+		return verdict, ""
+	}
 	if p := checkTail(s[end:], oppositeVerdict[verdict]); p != "" {
 		return "", p
 	}
@@ -216,6 +227,14 @@ func checkTail(tail string, opposite []string) string {
 				return p
 			}
 			tail = tail[close+1:]
+		case (r == '—' || r == '–' || r == '-') && parens == 0 && opposite != nil:
+			// "PASS — all acceptance criteria met": a dash note, read as the
+			// one parenthetical is.
+			parens++
+			if p := checkParenthetical(strings.TrimLeft(tail[n:], " \t"), opposite); p != "" {
+				return p
+			}
+			return ""
 		default:
 			for _, word := range strings.FieldsFunc(tail, func(r rune) bool { return !unicode.IsLetter(r) }) {
 				if contains(opposite, strings.ToUpper(word)) {
@@ -284,7 +303,9 @@ func passNegative(w string) bool {
 		}
 	}
 	switch w {
-	case "NOT", "DIDN", "DIDNT", "CANNOT", "CANT", "WONT", "RED", "TIMED", "PARTIAL", "PARTIALLY", "EXCEPT", "BUT", "UNLESS":
+	case "NOT", "DIDN", "DIDNT", "CANNOT", "CANT", "WONT", "RED", "TIMED", "PARTIAL", "PARTIALLY", "EXCEPT", "BUT", "UNLESS",
+		// hedges: "PASS - mostly"
+		"MOSTLY", "ALMOST", "NEARLY", "PARTLY", "LARGELY", "BASICALLY", "SOMEWHAT", "APPARENTLY", "PROBABLY", "LIKELY", "MAYBE", "PENDING", "TODO", "REMAINING", "WIP":
 		return true
 	}
 	return false
@@ -311,6 +332,7 @@ type resultFound struct {
 	near    string // the line refused, as written
 	problem string // why it was refused
 	index   int    // the line's index in the text (-1: none)
+	inside  bool   // refused: the key is inside the line (keyInside)
 }
 
 // readResult finds the last line of text whose key is one of the forms'.
@@ -324,6 +346,14 @@ func readResult(text string, forms []string) resultFound {
 		found, ok := readResultAt(lines[i], i, fs)
 		if !ok {
 			continue
+		}
+		if found.inside {
+			// "*Recap: PHASE GATE STATUS: PASS*" after the line itself: a
+			// recap that agrees with the verdict before it, and names no
+			// other, leaves that verdict standing.
+			if before := readResult(strings.Join(lines[:i], "\n"), forms); before.form != "" && agrees(lines[i], before.form) {
+				return before
+			}
 		}
 		if found.form != "" && fenced[i] {
 			// A fenced example (the template, pasted) after a verdict that
@@ -367,7 +397,7 @@ func readResultAt(line string, i int, fs []resultForm) (resultFound, bool) {
 			// STATUS: FAIL", "PHASE 1 GATE STATUS: FAIL": the agent's last
 			// verdict, not in the form orch-hook reads; an earlier line
 			// does not stand in for it.
-			return resultFound{near: clip(strings.TrimSpace(line), 120), index: i, problem: "the key does not start the line, or other words are mixed into it"}, true
+			return resultFound{near: clip(strings.TrimSpace(line), 120), index: i, problem: "the key does not start the line, or other words are mixed into it", inside: true}, true
 		}
 		return resultFound{}, false
 	}
@@ -417,6 +447,21 @@ func readResultAt(line string, i int, fs []resultForm) (resultFound, bool) {
 	}
 	found.problem = fmt.Sprintf("%s is not one of this step's verdicts", verdict)
 	return found, true
+}
+
+// agrees: a line carries the verdict of form and no other verdict word.
+func agrees(line, form string) bool {
+	_, want := keyOf(form)
+	saw := false
+	for _, w := range verdictTokens(line) {
+		if v, ok := verdictWords[w]; ok {
+			if v != want {
+				return false
+			}
+			saw = true
+		}
+	}
+	return saw
 }
 
 // fencedLines marks the lines inside fenced code blocks (``` or ~~~),
@@ -546,6 +591,15 @@ func taskRefs(value string) (nums []int, none, ok bool, bad string) {
 	if p, found := conjoinedParen(value); found {
 		return nil, false, false, p
 	}
+	// "03 — the CLI bypasses the encoder", "02 ❌, 04 ❌": a dash note and
+	// marks are not task references.
+	value, _ = cutDashNote(value)
+	value = strings.Map(func(r rune) rune {
+		if isEmoji(r) {
+			return -1
+		}
+		return r
+	}, value)
 	value = stripParens(value)
 	value = strings.Trim(value, " \t*`_.")
 	if value == "" {

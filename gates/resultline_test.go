@@ -33,6 +33,8 @@ func TestResultGrammar(t *testing.T) {
 		{"PHASE GATE STATUS: FAIL ❌ (2 failing)", LineGateFail},
 		{"PHASE GATE STATUS: PASS (12/12) ✅.", LineGatePass},
 		{"PHASE GATE STATUS: PASS (12 passed, 0 failed)", LineGatePass},
+		{"PHASE GATE STATUS: PASS — all acceptance criteria met", LineGatePass},
+		{"PHASE GATE STATUS: FAIL - 2 tests fail in parser_test.go", LineGateFail},
 		{"PHASE GATE STATUS: PASS (no failures)", LineGatePass},
 		{"PHASE GATE STATUS: PASS (12/12 tests, zero errors)", LineGatePass},
 		{"PHASE GATE STATUS: PASS (12 tests passed, 0 errors, 1 skipped)", LineGatePass},
@@ -62,7 +64,7 @@ func TestResultGrammar(t *testing.T) {
 		{"PHASE GATE STATUS: PASS (11 passed, 1 failed)", "both verdicts"},
 		{"PHASE GATE STATUS: FAIL (passed locally)", "both verdicts"},
 		{"PHASE GATE STATUS: PASS but the linter complains", "followed by other text"},
-		{"PHASE GATE STATUS: PASS - mostly", "followed by other text"},
+		{"PHASE GATE STATUS: PASS - mostly", "both verdicts"}, // a hedge after PASS
 		{"PHASE GATE STATUS: PASS (a) (b)", "more after the verdict"},
 		{"PHASE GATE STATUS: PASS (unclosed", "more after the verdict"},
 		{"| PHASE GATE STATUS | PASS |", "table cell"},
@@ -84,7 +86,7 @@ func TestResultGrammar(t *testing.T) {
 	// agent's last word in a form orch-hook does not read: refused, quoted,
 	// and an earlier line does not stand in for it (red-team: "**Final**
 	// PHASE GATE STATUS: FAIL" after a PASS was skipped, and the PASS won).
-	for _, line := range []string{"The PHASE GATE STATUS: PASS is what I would say", "FINAL PHASE GATE STATUS: FAIL", "Phase gate status for phase 2: FAIL", "PHASE 1 GATE STATUS: FAIL"} {
+	for _, line := range []string{"The PHASE GATE STATUS: FAIL is what I would say", "FINAL PHASE GATE STATUS: FAIL", "Phase gate status for phase 2: FAIL", "PHASE 1 GATE STATUS: FAIL"} {
 		if got := readResult("PHASE GATE STATUS: PASS\n"+line, gate); got.form != "" || got.near != line {
 			t.Errorf("%q: read %+v, want refused and quoted", line, got)
 		}

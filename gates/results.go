@@ -76,14 +76,14 @@ func TaskOfLaunch(prompt, description string) (n int, problem string) {
 	// for two tasks are two tasks.
 	for _, line := range lines {
 		n := taskHeader(line)
-		if n == 0 {
-			continue
+		if _, isItem := listItem(line); n == 0 || isItem {
+			continue // a list item ("- Task 01: done") is context, not a header
 		}
 		if ns, _ := tasksOfLine(line); len(ns) != 1 {
-			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task.", clip(strings.TrimSpace(line), 80))
+			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task: start the prompt with a `Task NN: <title>` line naming it (other tasks may be mentioned after it).", clip(strings.TrimSpace(line), 80))
 		}
 		if pn != 0 && n != pn {
-			return 0, fmt.Sprintf("the prompt has a header for Task %02d (%q) and one for Task %02d (%q); one code-implementer implements one task.", pn, clip(pLine, 60), n, clip(strings.TrimSpace(line), 60))
+			return 0, fmt.Sprintf("the prompt has a header for Task %02d (%q) and one for Task %02d (%q); one code-implementer implements one task: keep one `Task NN:` header, and mention other tasks in prose or list items.", pn, clip(pLine, 60), n, clip(strings.TrimSpace(line), 60))
 		}
 		pn, pLine = n, strings.TrimSpace(line)
 	}
@@ -97,14 +97,14 @@ func TaskOfLaunch(prompt, description string) (n int, problem string) {
 			continue
 		}
 		if len(ns) != 1 {
-			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task.", clip(strings.TrimSpace(line), 80))
+			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task: start the prompt with a `Task NN: <title>` line naming it (other tasks may be mentioned after it).", clip(strings.TrimSpace(line), 80))
 		}
 		pn, pLine = ns[0], strings.TrimSpace(line)
 	}
 	dn := 0
 	if ns, named := tasksOfLine(description); named {
 		if len(ns) != 1 {
-			return 0, fmt.Sprintf("the Agent description %q names more than one task; one code-implementer implements one task.", clip(description, 80))
+			return 0, fmt.Sprintf("the Agent description %q names more than one task; one code-implementer implements one task: name only its task there.", clip(description, 80))
 		}
 		dn = ns[0]
 	}

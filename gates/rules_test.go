@@ -284,7 +284,7 @@ func TestImplementationParallelRules(t *testing.T) {
 	t.Run("the prompt names one task", func(t *testing.T) {
 		h := driveTo(t, S4a)
 		wantDeny(t, h.start(Implementer, "Implement the login form").launch, 0, "the prompt names no task; start it with \"Task NN\" naming the one task to implement. The tasks of phase 1: Task 01, Task 02, Task 03.")
-		wantDeny(t, h.start(Implementer, "Implement Task 01 and Task 02").launch, 0, "names more than one task; one code-implementer implements one task.")
+		wantDeny(t, h.start(Implementer, "Implement Task 01 and Task 02").launch, 0, "names more than one task; one code-implementer implements one task: start the prompt with a `Task NN: <title>` line")
 		c := agentCall(Implementer, "Task 01: the parser", "t-desc")
 		c.Description = "Task 02"
 		wantDeny(t, h.do(c), 0, "the prompt names Task 01")

@@ -1038,10 +1038,13 @@ type shWrap struct {
 	dash    bool   // a lone "-" is an option (env: -i)
 	numeric bool   // -N, --N and -+N are options (nice's adjustment)
 	anyLong bool   // an unknown long option takes no separate argument (firejail's --opt=value; npm's nopt)
-	subs    string // it runs a command only after one of these words (npm exec, uv tool run)
-	subsOpt bool   // ... or without one (yarn prettier, pnpm prettier)
-	code    string // short options whose argument is shell code (npx -c)
-	dirOpt  byte   // the short option naming the directory it runs the command in (env -C, sudo -D)
+	// unknownTakesArg reads an unknown option as taking the next word (the
+	// other reading, effectiveAlt).
+	unknownTakesArg bool
+	subs            string // it runs a command only after one of these words (npm exec, uv tool run)
+	subsOpt         bool   // ... or without one (yarn prettier, pnpm prettier)
+	code            string // short options whose argument is shell code (npx -c)
+	dirOpt          byte   // the short option naming the directory it runs the command in (env -C, sudo -D)
 }
 
 var shWrappers = sync.OnceValue(func() map[string]shWrap {
@@ -1119,7 +1122,13 @@ type shTarget struct {
 	unknown bool   // a wrapper's option no table knows: the command is unsure
 }
 
-func (c *shCmd) effective() shTarget {
+func (c *shCmd) effective() shTarget { return c.effectiveReading(false) }
+
+// effectiveAlt is the other reading of a command whose wrapper has an
+// option no table knows: that option takes the next word.
+func (c *shCmd) effectiveAlt() shTarget { return c.effectiveReading(true) }
+
+func (c *shCmd) effectiveReading(unknownTakesArg bool) shTarget {
 	t := shTarget{k: c.head()}
 	for t.k >= 0 {
 		name := c.name(t.k)
@@ -1127,6 +1136,7 @@ func (c *shCmd) effective() shTarget {
 		if !ok || !c.words[t.k].literal() {
 			break
 		}
+		wr.unknownTakesArg = unknownTakesArg
 		next, unknown := c.skipWrapper(t.k+1, &wr, name == "xargs", &t.repl, nil)
 		if next < 0 {
 			break // a runner not running a command (npm install)
@@ -1173,6 +1183,9 @@ func (c *shCmd) skipWrapper(j int, wr *shWrap, xargs bool, repl *string, visit f
 			}
 			o := c.wrapperOpt(j, wr)
 			unknown = unknown || o.unknown
+			if o.unknown && wr.unknownTakesArg && o.used == 1 && !strings.Contains(t, "=") {
+				o.used = 2
+			}
 			if visit != nil {
 				visit(o, j+o.used)
 			}
@@ -1352,8 +1365,16 @@ func (sc *shScan) derive(c *shCmd) {
 	sc.quotedSubstitutions(c)
 	t := c.effective()
 	if t.unknown {
-		sc.suspicious = true // a wrapper's option no table knows: which word it runs is unsure
-		return
+		// A wrapper's option no table knows: whether it takes the next word
+		// is unsure, so both readings are judged. Unsure only when either
+		// runs something whose code the scan would follow (a shell, an
+		// interpreter, eval) or cannot see; otherwise both run plain
+		// programs (`strace --decode-fds ls`, `yarn --frozen-lockfile`),
+		// and a writer in either reading counts (writesByCommand).
+		if b := c.effectiveAlt(); b.k != t.k && sc.riskyTarget(c, b) {
+			sc.suspicious = true
+			return
+		}
 	}
 	sc.deriveWrappers(c)
 	if t.xargs && t.k < 0 && t.last != "xargs" {
@@ -2774,6 +2795,31 @@ func (sc *shScan) writesByCommand(c *shCmd) bool {
 		return true
 	}
 	t := c.effective()
+	if t.unknown {
+		if b := c.effectiveAlt(); b.k != t.k && sc.writesByTarget(c, b) {
+			return true
+		}
+	}
+	return sc.writesByTarget(c, t)
+}
+
+// riskyTarget: the command the other reading runs is code the scan would
+// have to follow, or cannot see: a shell, an interpreter, eval/source, or
+// a computed name. (The first reading is followed as usual.)
+func (sc *shScan) riskyTarget(c *shCmd, t shTarget) bool {
+	if t.k < 0 {
+		return false
+	}
+	if shOpaqueCommand(c.words[t.k], t.repl) || !c.words[t.k].literal() {
+		return true
+	}
+	name := c.name(t.k)
+	_, interp := shInterp(name)
+	return interp || shShells()[name] || name == "eval" || name == "source" || name == "." || name == "exec" || name == "command" || name == "builtin"
+}
+
+// writesByTarget judges the command one reading runs.
+func (sc *shScan) writesByTarget(c *shCmd, t shTarget) bool {
 	if t.k < 0 {
 		return false
 	}
@@ -3532,8 +3578,44 @@ func (sc *shScan) sweepsProject(cwdRel string) bool {
 // '**/*.md'), matching dot directories as such tools do, from its first
 // component: "**/*.md", "*/tasks/*.md".
 func shTreePattern(p string) bool {
+	p = strings.TrimPrefix(p, "./")
 	first, rest, nested := strings.Cut(p, "/")
-	return strings.Contains(p, "**") || nested && rest != "" && strings.ContainsAny(first, "*?[{")
+	if !strings.ContainsAny(first, "*?[{") {
+		return false // "src/**/*.ts" stays under src
+	}
+	if !nested && first != "**" {
+		return false
+	}
+	// The last component must be able to match what orch-hook keeps
+	// (Markdown, JSON): "**/*.ts" cannot.
+	last := p[strings.LastIndexByte(p, '/')+1:]
+	return rest == "" || first == "**" && !strings.ContainsAny(last, ".") || shPatternMayMatch(last, "x.md", "x.json", "x.jsonl", "MASTER_PLAN.md", "checkpoint.json", "events.jsonl")
+}
+
+// shPatternMayMatch: the glob (braces expanded) matches one of the names.
+func shPatternMayMatch(glob string, names ...string) bool {
+	for _, g := range shExpandBraces(glob) {
+		for _, n := range names {
+			if ok, err := path.Match(g, n); ok && err == nil || strings.ContainsAny(g, "[") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shExpandBraces expands one level of {a,b} in a glob.
+func shExpandBraces(g string) []string {
+	open := strings.IndexByte(g, '{')
+	closeAt := strings.IndexByte(g, '}')
+	if open < 0 || closeAt < open {
+		return []string{g}
+	}
+	var out []string
+	for _, alt := range strings.Split(g[open+1:closeAt], ",") {
+		out = append(out, shExpandBraces(g[:open]+alt+g[closeAt+1:])...)
+	}
+	return out
 }
 
 // shGitMayClean: git's subcommand may be clean or stash: it is, it is

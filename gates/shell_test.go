@@ -421,7 +421,8 @@ var planWrites = []string{
 	"timeout --kill-after 5 10 rm -rf .orchestrator/tasks",
 	"stdbuf --output L rm -rf .orchestrator/tasks",
 	"nice --adj 5 rm -rf .orchestrator/tasks",
-	"timeout --bogus 5 cat .orchestrator/tasks/MASTER_PLAN.md", // unknown: unsure what it runs
+	"timeout --bogus 5 rm .orchestrator/tasks/MASTER_PLAN.md", // unknown: a writer in either reading
+	"strace --frob cp x .orchestrator/tasks/MASTER_PLAN.md",   // the other reading runs cp
 	// Options from stdin or computed on the command line.
 	"echo -i | xargs sed s/a/b/ .orchestrator/tasks/MASTER_PLAN.md",
 	"X=-i; sed $X s/a/b/ .orchestrator/tasks/MASTER_PLAN.md",
@@ -560,13 +561,19 @@ func TestShellWrapperTargets(t *testing.T) {
 		"uv tool run black .":            "black",
 		"uvx --from black black .":       "black",
 		"bundle exec rubocop -a":         "rubocop",
-		"timeout --bogus 5 rm x":         "?",
-		"env -Z rm x":                    "?",
-		"sudo --frobnicate rm x":         "?",
-		"nice -q rm x":                   "?",
-		`env -S'${X} rm' x`:              "?",
-		`env -S'rm \q' x`:                "?",
-		`env -S"rm 'x" y`:                "?",
+		// An unknown wrapper option: both readings are judged (it takes
+		// the next word or not); a plain program either way is followed,
+		// a shell or interpreter in either reading is unsure.
+		"timeout --bogus 5 rm x":  "rm",
+		"env -Z rm x":             "rm",
+		"sudo --frobnicate rm x":  "rm",
+		"nice -q rm x":            "rm",
+		"sudo --frobnicate sh x":  "sh",
+		"env -Z x bash -c 'rm y'": "?",
+		"nice -q python3 -c pass": "python3",
+		`env -S'${X} rm' x`:       "?",
+		`env -S'rm \q' x`:         "?",
+		`env -S"rm 'x" y`:         "?",
 	} {
 		sc := shellScan(cmd)
 		var got []string
