@@ -110,7 +110,7 @@ func (c *Call) stateWhat() string {
 		return "commands that name orch-hook's keys or markers (~/.config/orch-hook/keys, ~/.config/orch-hook/active) are not allowed: they seal the workflow's state. Use `orch-hook status` to see it."
 	}
 	if !c.mentions(StateDir) && !c.changesUnder(".orchestrator") {
-		return "this command changes files across the whole project (git clean -x, git stash --all, find . -delete or -exec, fd -x, rg --pre, rsync --delete into it, a Markdown or JSON formatter such as prettier --write .), which reaches orch-hook's .orchestrator without naming it: narrow it to the directories you mean (find src ..., prettier --write src, git clean -fd without -x, git stash without --all)."
+		return "this command changes files across the whole project (git clean -d or -x, git stash -u or --all, find . -delete or -exec, fd -x, rg --pre, rsync --delete into it, a Markdown or JSON formatter such as prettier --write .), which reaches orch-hook's .orchestrator without naming it: narrow it to the directories you mean (find src ..., prettier --write src, git clean -fd src, git stash without -u)."
 	}
 	what := "commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed: it is orch-hook's state and plan. Use `orch-hook status` or `orch-hook log` to read the state, and Write/Edit for the plan where the workflow allows it."
 	if !c.mentions(StateDir) { // a write near the plan: perhaps meant as a read

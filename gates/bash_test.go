@@ -64,13 +64,14 @@ func TestTouchesState(t *testing.T) {
 func TestSweeps(t *testing.T) {
 	for cmd, want := range map[string]bool{
 		"git clean -fdx":           true,
-		"git clean -fd":            false,
+		"git clean -fd":            true, // -d removes untracked directories: the plan (red-team pass)
+		"git clean -fd src":        false,
 		"git stash -a":             true,
 		"git stash --all":          true,
 		"git stash push -m x --al": true,
 		"git stash save -ka":       true,
+		"git stash -u":             true, // takes untracked files away: the plan is untracked
 		"git stash":                false,
-		"git stash -u":             false, // untracked, not ignored: the state is ignored
 		"git stash list --all":     false,
 		"git stash show -p":        false,
 		// Options computed on the command line, or from stdin.

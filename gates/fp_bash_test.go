@@ -302,10 +302,6 @@ var fpBypasses = []fpBypass{
 	// git: .orchestrator/state/.gitignore ignores the state only; the plan
 	// is untracked (or, committed, tracked). Checked with git 2.x in a
 	// scratch repository.
-	{"git clean -fd", "", "removes .orchestrator/tasks/ (untracked, not ignored); the sweep refusal even recommends it"},
-	{"git stash -u", "", "stashes .orchestrator/tasks/ away: the plan leaves the worktree"},
-	{"git stash --include-untracked", "", "the same"},
-	{"git clean -fd -e '!*'", "", "a command-line negation un-ignores everything: `git clean -n` lists .orchestrator/ whole, state included"},
 	{"git checkout -- .", "", "reverts the plan when the project commits .orchestrator/tasks"},
 	{"git restore .", "", "the same"},
 	{"git reset --hard", "", "the same"},
@@ -318,30 +314,9 @@ var fpBypasses = []fpBypass{
 	// find without a start point starts at "."; find's -H -L -P -D -O
 	// come before the start points; paths not normalized; ~+ is $PWD; the
 	// project root spelled absolute; cd then "..".
-	{"find -name '*.md' -delete", "", "deletes the plan"},
-	{"find -name '*.md' -exec sed -i s/x/y/ {} +", "", "edits the plan"},
-	{"find -L . -name '*.md' -delete", "", "deletes the plan"},
-	{"find -H . -name MASTER_PLAN.md -delete", "", "the same"},
-	{"find -P . -name MASTER_PLAN.md -delete", "", "the same"},
-	{"find -O3 . -name MASTER_PLAN.md -delete", "", "the same"},
-	{"find -D stat . -name MASTER_PLAN.md -delete", "", "the same"},
-	{"find src/.. -name MASTER_PLAN.md -delete", "", "the same"},
-	{"find ./src/.. -name MASTER_PLAN.md -delete", "", "the same"},
-	{"find ~+ -name '*.md' -delete", "", "the same"},
 	{"find /home/user/project -name '*.md' -delete", "", "the same (testRoot spelled absolute)"},
-	{"cd src && find .. -name '*.md' -delete", "", "the same"},
-	{"cd src/x && find ../.. -name '*.md' -delete", "", "the same"},
-	{"pushd src && find .. -name '*.md' -delete", "", "the same"},
-	{"rsync -a --delete src/ ./.", "", "deletes everything rsync does not bring, .orchestrator included"},
-	{"rsync -a --delete src/ src/..", "", "the same"},
 	{"rsync -a --delete-delay src/ .", "", "--delete-delay is one more --delete-* option"},
-	{"cd src && rsync -a --delete ../x/ ..", "", "the same"},
-	{"prettier --write ./.", "", "formats .orchestrator/**/*.md"},
-	{"prettier --write src/..", "", "the same"},
-	{"prettier --write ~+", "", "the same"},
 	{"prettier --write /home/user/project", "", "the same"},
-	{"cd src; prettier --write ..", "", "the same"},
-	{"cd src && mdformat ..", "", "the same"},
 	// GNU parallel runs a one-word command through the shell; --joblog,
 	// --results write files.
 	{"parallel 'cp x {}' ::: .orchestrator/tasks/MASTER_PLAN.md", "", "overwrites the plan"},
@@ -404,6 +379,34 @@ func TestFPBypasses(t *testing.T) {
 // fpHeld: writes spelled with the newer exemptions that the rule refuses,
 // as it should (the probes that did not get through).
 var fpHeld = []string{
+	// Bypasses the false-refusal pass found, refused since: git clean -d and
+	// git stash -u at the root (the plan is untracked), find with no start
+	// point, with its own options first, or at src/.., ./., ~+.
+	"git clean -fd",
+	"git stash -u",
+	"git stash --include-untracked",
+	"git clean -fd -e '!*'",
+	"find -name '*.md' -delete",
+	"find -name '*.md' -exec sed -i s/x/y/ {} +",
+	"find -L . -name '*.md' -delete",
+	"find -H . -name MASTER_PLAN.md -delete",
+	"find -P . -name MASTER_PLAN.md -delete",
+	"find -O3 . -name MASTER_PLAN.md -delete",
+	"find -D stat . -name MASTER_PLAN.md -delete",
+	"find src/.. -name MASTER_PLAN.md -delete",
+	"find ./src/.. -name MASTER_PLAN.md -delete",
+	"find ~+ -name '*.md' -delete",
+	"cd src && find .. -name '*.md' -delete",
+	"cd src/x && find ../.. -name '*.md' -delete",
+	"pushd src && find .. -name '*.md' -delete",
+	"rsync -a --delete src/ ./.",
+	"rsync -a --delete src/ src/..",
+	"cd src && rsync -a --delete ../x/ ..",
+	"prettier --write ./.",
+	"prettier --write src/..",
+	"prettier --write ~+",
+	"cd src; prettier --write ..",
+	"cd src && mdformat ..",
 	// env -S in its spellings, and env/sudo/runner directories
 	"env -S 'cp x' .orchestrator/tasks/MASTER_PLAN.md", "env -S'cp x .orchestrator/tasks/MASTER_PLAN.md'",
 	"env -vS'cp x .orchestrator/tasks/MASTER_PLAN.md'", `env -S "cp\_x\_.orchestrator/tasks/MASTER_PLAN.md"`,

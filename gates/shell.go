@@ -3498,14 +3498,17 @@ func (sc *shScan) sweepsProject(cwdRel string) bool {
 		}
 		p := strings.TrimSuffix(w.text, "/")
 		switch {
-		case p == "." || p == "":
-			return cwdRel == ""
-		case p == ".." || strings.HasPrefix(p, "../"):
-			return cwdRel != "" && !strings.Contains(cwdRel, "/") || p == "/"
 		case p == "/":
 			return true
+		case strings.HasPrefix(p, "/"):
+			return false // an absolute path: judged as a path (the root's own is a known limit)
+		case p == "~+" || strings.HasPrefix(p, "~+/"):
+			p = "." + p[2:] // bash's $PWD
 		}
-		return false
+		// "src/..", "./.", "..": where it lands from the session's
+		// directory; at or above the root, it holds .orchestrator.
+		at := path.Clean(path.Join(cwdRel, p))
+		return at == "." || at == ".." || strings.HasPrefix(at, "../")
 	}
 	for _, c := range sc.cmds {
 		t := c.effective()
@@ -3528,8 +3531,22 @@ func (sc *shScan) sweepsProject(cwdRel string) bool {
 			if !computed && !shHasArg(args, "-delete", "-exec", "-execdir", "-ok", "-okdir") {
 				continue
 			}
-			for _, a := range args {
+			starts := 0
+			for j := 0; j < len(args); j++ {
+				a := args[j]
+				switch {
+				case j == starts && (a.text == "-L" || a.text == "-H" || a.text == "-P" || strings.HasPrefix(a.text, "-O")):
+					starts++ // find's own options come before the start points
+					continue
+				case j == starts && a.text == "-D" && j+1 < len(args):
+					starts += 2
+					j++
+					continue
+				}
 				if strings.HasPrefix(a.text, "-") || a.text == "(" || a.text == "!" {
+					if j == starts && atRoot(shWord{text: "."}) {
+						return true // no start point: find starts at "."
+					}
 					break // the expression starts: no more start points
 				}
 				if atRoot(a) {
@@ -3640,6 +3657,7 @@ func shGitMayClean(args []shWord) bool {
 // which orch-hook's state is.
 func shGitCleansIgnored(args []shWord) bool {
 	sub, stashArgs := "", false
+	cleans, narrowed := false, false // git clean -d, and a pathspec under a directory
 	for j := 0; j < len(args); j++ {
 		t := args[j].text
 		option := strings.HasPrefix(t, "-")
@@ -3652,15 +3670,24 @@ func shGitCleansIgnored(args []shWord) bool {
 		case sub == "" && !option:
 			return false // another git command
 		case sub == "clean" && short && strings.ContainsAny(t, "xX"):
-			return true
+			return true // ignored files: the state
+		case sub == "clean" && short && strings.ContainsAny(t, "d"):
+			// -d removes untracked directories: the plan is one unless the
+			// project commits it; a pathspec under a directory narrows it.
+			cleans = true
+		case sub == "clean" && (t == "-e" || t == "--exclude"):
+			j++
+		case sub == "clean" && !option:
+			p := path.Clean(strings.TrimPrefix(args[j].text, "./"))
+			narrowed = narrowed || !args[j].dynamic && p != "." && p != ".." && !strings.HasPrefix(p, "../") && !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, ":") && !strings.ContainsAny(p[:1], "*?[")
 		case sub != "stash":
 		case !stashArgs && !option && t != "push" && t != "save":
 			return false // stash list, show, apply, ...
-		case short && strings.Contains(t, "a") || len(t) > 2 && strings.HasPrefix("--all", t):
-			return true
+		case short && strings.ContainsAny(t, "au") || len(t) > 2 && (strings.HasPrefix("--all", t) || strings.HasPrefix("--include-untracked", t)):
+			return true // -u/-a take untracked (the plan) and ignored files away
 		default:
 			stashArgs = true // push's options and paths, or a message
 		}
 	}
-	return false
+	return cleans && !narrowed
 }
