@@ -422,11 +422,18 @@ var reNoneWord = lazyRegexp(`(?i)\b(?:none|n/a|nil|null|nothing)\b`)
 func cutDashNote(s string) (value, note string) {
 	for _, sep := range []string{" — ", " – ", " —", " –"} {
 		if i := strings.Index(s, sep); i > 0 {
-			return s[:i], strings.TrimSpace(s[i+len(sep):])
+			note = strings.TrimSpace(s[i+len(sep):])
+			if reRangeEnd.MatchString(note) {
+				return s, "" // "01 – 03": a range, not a note
+			}
+			return s[:i], note
 		}
 	}
 	return s, ""
 }
+
+// reRangeEnd is what follows a dash in a range: "03", "Task 03".
+var reRangeEnd = lazyRegexp(`(?i)^(?:task\s*)?#?\d{1,4}\b`)
 
 // noteNamesOnly: a note names no task, or only the tasks of the value it
 // follows ("01 — needs Task 01's parser API").
@@ -555,6 +562,14 @@ func filePath(item string) (string, string) {
 			return "", fmt.Sprintf("%q names more than one file; write one path per item", clip(strings.TrimSpace(item), 60))
 		}
 		if len(paths) == 1 {
+			// The rest is a note, which must not name another file:
+			// "`c.go` (and b.go)".
+			rest := reCodeSpan.ReplaceAllString(s, " ")
+			for _, w := range strings.Fields(rest) {
+				if w = strings.Trim(w, "()[],;:'\""); reFileWord.MatchString(w) {
+					return "", fmt.Sprintf("%q names another file (%s) beside its path; write one path per item", clip(strings.TrimSpace(item), 60), w)
+				}
+			}
 			return normalPath(paths[0]), ""
 		}
 	}
@@ -594,6 +609,10 @@ func filePath(item string) (string, string) {
 	}
 	return normalPath(p), ""
 }
+
+// reFileWord is a word of a note that reads as a file: a directory or an
+// extension ("b.go", "src/x"), not "e.g." or "v1.2".
+var reFileWord = lazyRegexp(`^[\w.-]*(?:/[\w.-]+)+$|^[\w-]+\.[A-Za-z]{1,5}$`)
 
 // reCodeSpan is one `code span`.
 var reCodeSpan = lazyRegexp("`([^`]+)`")

@@ -227,7 +227,7 @@ func checkTail(tail string, opposite []string) string {
 				return p
 			}
 			tail = tail[close+1:]
-		case (r == '—' || r == '–' || r == '-') && parens == 0 && opposite != nil:
+		case (r == '—' || r == '–' || r == '-') && parens == 0 && opposite != nil && strings.HasPrefix(tail[n:], " "):
 			// "PASS — all acceptance criteria met": a dash note, read as the
 			// one parenthetical is.
 			parens++
@@ -342,33 +342,41 @@ func readResult(text string, forms []string) resultFound {
 	fs := splitForms(forms)
 	lines := strings.Split(text, "\n")
 	fenced := fencedLines(lines)
+	var last *resultFound // the last line carrying an owed key, when it needs an earlier one
 	for i := len(lines) - 1; i >= 0; i-- {
 		found, ok := readResultAt(lines[i], i, fs)
-		if !ok {
+		switch {
+		case !ok:
 			continue
-		}
-		if found.inside {
+		case last == nil && found.form != "" && fenced[i]:
+			// A fenced example (the template, pasted) decides only if no
+			// verdict outside the fence before it says otherwise.
+			last = &found
+		case last == nil && found.inside:
 			// "*Recap: PHASE GATE STATUS: PASS*" after the line itself: a
-			// recap that agrees with the verdict before it, and names no
-			// other, leaves that verdict standing.
-			if before := readResult(strings.Join(lines[:i], "\n"), forms); before.form != "" && agrees(lines[i], before.form) {
-				return before
+			// recap that agrees with the verdict before it leaves that
+			// verdict standing.
+			last = &found
+		case last == nil:
+			return found
+		case last.form != "": // the fenced form
+			if fenced[i] {
+				continue
 			}
+			if found.form != "" && found.form != last.form {
+				return resultFound{near: clip(strings.TrimSpace(lines[last.index]), 120), index: last.index, problem: fmt.Sprintf("this line is in a fenced block after your verdict %q, which says otherwise", found.form)}
+			}
+			return *last
+		case found.inside && agrees(lines[found.index], lines[last.index]):
+			continue // recaps one after another
+		case found.form != "" && agreesWith(lines[last.index], found.form):
+			return found
+		default:
+			return *last
 		}
-		if found.form != "" && fenced[i] {
-			// A fenced example (the template, pasted) after a verdict that
-			// says otherwise is read two ways.
-			start := i
-			for start > 0 && fenced[start-1] {
-				start--
-			}
-			if start > 0 {
-				if before := readResult(strings.Join(lines[:start-1], "\n"), forms); before.form != "" && before.form != found.form {
-					return resultFound{near: clip(strings.TrimSpace(lines[i]), 120), index: i, problem: fmt.Sprintf("this line is in a fenced block after your verdict %q, which says otherwise", before.form)}
-				}
-			}
-		}
-		return found
+	}
+	if last != nil {
+		return *last
 	}
 	return resultFound{index: -1}
 }
@@ -449,19 +457,26 @@ func readResultAt(line string, i int, fs []resultForm) (resultFound, bool) {
 	return found, true
 }
 
-// agrees: a line carries the verdict of form and no other verdict word.
-func agrees(line, form string) bool {
+// agreesWith: a recap line says form's verdict, read as a verdict is (the
+// same tail checks: "PASS (except the parser fails)" does not agree).
+func agreesWith(line, form string) bool {
 	_, want := keyOf(form)
-	saw := false
-	for _, w := range verdictTokens(line) {
-		if v, ok := verdictWords[w]; ok {
-			if v != want {
-				return false
-			}
-			saw = true
+	for i := strings.LastIndexAny(line, ":="); i >= 0; i = strings.LastIndexAny(line[:i], ":=") {
+		if v, problem := readVerdict(strings.TrimRight(line[i+1:], " \t*_`")); problem == "" {
+			return v == want && oppositeMark(v, line) == ""
 		}
 	}
-	return saw
+	return false
+}
+
+// agrees: two recap lines say the same verdict.
+func agrees(a, b string) bool {
+	for _, form := range []string{"X: PASS", "X: FAIL", "X: COMPLETE", "X: BLOCKED"} {
+		if agreesWith(a, form) {
+			return agreesWith(b, form)
+		}
+	}
+	return false
 }
 
 // fencedLines marks the lines inside fenced code blocks (``` or ~~~),

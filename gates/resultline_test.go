@@ -65,6 +65,7 @@ func TestResultGrammar(t *testing.T) {
 		{"PHASE GATE STATUS: FAIL (passed locally)", "both verdicts"},
 		{"PHASE GATE STATUS: PASS but the linter complains", "followed by other text"},
 		{"PHASE GATE STATUS: PASS - mostly", "both verdicts"}, // a hedge after PASS
+		{"PHASE GATE STATUS: PASS-ish", "followed by other text"},
 		{"PHASE GATE STATUS: PASS (a) (b)", "more after the verdict"},
 		{"PHASE GATE STATUS: PASS (unclosed", "more after the verdict"},
 		{"| PHASE GATE STATUS | PASS |", "table cell"},
@@ -216,4 +217,35 @@ func FuzzResultLine(f *testing.F) {
 		FailingTasks(s)
 		summaryOf(s, OwedLines(JobGate)...)
 	})
+}
+
+// The last line decides, with two cases that look further back: a fenced
+// example and a recap. Review fixes: the fence right after the verdict
+// line was missed (the line before the fence was cut off), and a recap
+// with a failure note counted as agreeing.
+func TestResultFencesAndRecaps(t *testing.T) {
+	gate := OwedLines(JobGate)
+	for _, tc := range []struct {
+		text, want string
+		refused    bool
+	}{
+		{"Broken.\nPHASE GATE STATUS: FAIL\n```\nPHASE GATE STATUS: PASS\n```", "", true},
+		{"```\nPHASE GATE STATUS: PASS\n```", LineGatePass, false},
+		{"All green.\nPHASE GATE STATUS: PASS\n```\nPHASE GATE STATUS: PASS\n```", LineGatePass, false},
+		{"PHASE GATE STATUS: PASS\n*Recap: PHASE GATE STATUS: PASS*", LineGatePass, false},
+		{"PHASE GATE STATUS: PASS\nRecap: PHASE GATE STATUS: PASS\nIn short: PHASE GATE STATUS: PASS.", LineGatePass, false},
+		{"PHASE GATE STATUS: PASS\nRecap: PHASE GATE STATUS: PASS (except the parser fails)", "", true},
+		{"PHASE GATE STATUS: PASS\nRecap: PHASE GATE STATUS: FAIL", "", true},
+		{"Recap: PHASE GATE STATUS: PASS", "", true},
+	} {
+		got := readResult(tc.text, gate)
+		if got.form != tc.want || tc.refused != (got.near != "") {
+			t.Errorf("%q: read %+v, want %q (refused %v)", tc.text, got, tc.want, tc.refused)
+		}
+	}
+	// Many recaps or fences stay linear (it recursed once per line).
+	long := "PHASE GATE STATUS: PASS\n" + strings.Repeat("Recap: PHASE GATE STATUS: PASS\n```\nPHASE GATE STATUS: PASS\n```\n", 3000)
+	if got := readResult(long, gate); got.form != LineGatePass {
+		t.Errorf("long: %+v", got)
+	}
 }

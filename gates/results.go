@@ -74,10 +74,15 @@ func TaskOfLaunch(prompt, description string) (n int, problem string) {
 	// A task header ("Task 01: Parser", "## Task 01") decides; mentions
 	// before it are context ("Context: Task 02 formats this"). Two headers
 	// for two tasks are two tasks.
+	var listed []int // tasks list items introduce ("- Task 01: ...")
 	for _, line := range lines {
 		n := taskHeader(line)
-		if _, isItem := listItem(line); n == 0 || isItem {
-			continue // a list item ("- Task 01: done") is context, not a header
+		if _, isItem := listItem(line); n != 0 && isItem {
+			listed = appendNew(listed, n) // context beside a header; without one, see below
+			continue
+		}
+		if n == 0 {
+			continue
 		}
 		if ns, _ := tasksOfLine(line); len(ns) != 1 {
 			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task: start the prompt with a `Task NN: <title>` line naming it (other tasks may be mentioned after it).", clip(strings.TrimSpace(line), 80))
@@ -86,6 +91,11 @@ func TaskOfLaunch(prompt, description string) (n int, problem string) {
 			return 0, fmt.Sprintf("the prompt has a header for Task %02d (%q) and one for Task %02d (%q); one code-implementer implements one task: keep one `Task NN:` header, and mention other tasks in prose or list items.", pn, clip(pLine, 60), n, clip(strings.TrimSpace(line), 60))
 		}
 		pn, pLine = n, strings.TrimSpace(line)
+	}
+	if pn == 0 && len(listed) > 1 {
+		// "- Task 01: Parser\n- Task 02: Formatter" and no header: a list
+		// of tasks to do, or context? Read two ways.
+		return 0, fmt.Sprintf("the prompt lists %s and no `Task NN: <title>` line; one code-implementer implements one task: start the prompt with that task's line.", taskList(listed))
 	}
 	// Without a header, the first line that names a task decides.
 	for _, line := range lines {

@@ -89,6 +89,9 @@ func TestTaskOfPrompt(t *testing.T) {
 		{"Task 01: Parser\n\nTask 02: Formatter", 0}, // two headers, two tasks
 		{"Task 01: Parser\n\n## Task 01 details", 1},
 		{"Context: see Task 02.\nTask 02: Formatter", 2},
+		{"- Task 01: Parser\n- Task 02: Formatter", 0},             // a list of tasks, no header: read two ways
+		{"Task 04: Streaming\n\n- Task 01: encoder — COMPLETE", 4}, // a status list beside the header
+		{"- Task 03: CLI flag", 3},
 		{"Implement Task 03.\nTask 03 - details below", 3},
 		{"[context] Task 01", 1},
 		{"Implement task-03-cli.md", 3},
