@@ -7,6 +7,10 @@ GO       ?= go
 # plugin bootstrap rebuilds a binary whose version differs.
 VERSION  ?= $(shell sed -n 's/.*"version"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' .claude-plugin/plugin.json | head -n 1)
 LDFLAGS  := -s -w -X main.version=$(VERSION)
+# The flags a release binary is built with (internal/release): make build
+# gives the same bytes for this platform, so hooks/release.sha256 vouches
+# for it too.
+BUILDFLAGS := -trimpath -buildvcs=false
 # urfave_cli_no_docs drops the man-page renderer (and its package init,
 # ~0.4 ms on every hook call).
 TAGS     := urfave_cli_no_docs
@@ -18,12 +22,12 @@ FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint ./gates:FuzzDeci
 FUZZ_SHORT ?= 20000x
 FUZZ_LONG  ?= 2m
 
-.PHONY: all build demo generate validate dist test test-unit test-race test-fuzz fuzz lint bench e2e ci clean
+.PHONY: all build demo generate validate release checksums release-check test test-unit test-race test-fuzz fuzz lint bench e2e ci clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/orch-hook
+	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/orch-hook
 
 # Renders commands/, agents/ and hooks/hooks.json from templates/.
 generate:
@@ -41,15 +45,22 @@ validate:
 	out=$$("$(CLAUDE)" plugin validate --strict . 2>&1); rc=$$?; echo "$$out" | tail -n 3; \
 	if [ $$rc -ne 0 ]; then echo "$$out"; exit $$rc; fi
 
-# Static binaries for the release platforms.
-DIST_PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
-dist:
-	@mkdir -p dist
-	@for p in $(DIST_PLATFORMS); do \
-		os=$${p%/*}; arch=$${p#*/}; ext=; [ $$os = windows ] && ext=.exe; \
-		echo "dist/orch-hook-$$os-$$arch$$ext"; \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o dist/orch-hook-$$os-$$arch$$ext ./cmd/orch-hook || exit 1; \
-	done
+# The release (README, "Releasing"): reproducible static binaries for
+# linux, darwin and windows (amd64, arm64) built with the toolchain go.mod
+# pins, SHA256SUMS, the plugin archive and its marketplace entry, in
+# dist/v$(VERSION)/; it also rewrites hooks/release.sha256, which the
+# plugin's bootstrap verifies downloads against (commit it).
+release:
+	$(GO) run ./internal/release -version '$(VERSION)' -out dist -pin
+
+# Only the checksums: rebuild the binaries and rewrite hooks/release.sha256.
+checksums:
+	$(GO) run ./internal/release -version '$(VERSION)' -checksums-only
+
+# CI: the binaries this source builds must be the ones hooks/release.sha256
+# pins (so a download the bootstrap verifies is this source, built anywhere).
+release-check:
+	$(GO) run ./internal/release -check
 
 # Replays a recorded Claude Code session through the real binary and prints
 # every decision, then `orch-hook status`.
@@ -96,7 +107,7 @@ e2e:
 	PATH="$(CURDIR)/.e2e/node_modules/.bin:$$PATH" $(GO) test -count=1 -timeout 10m ./internal/e2e
 
 # What CI runs (.ci/run).
-ci: lint build test validate e2e
+ci: lint build release-check test validate e2e
 
 clean:
 	rm -rf bin dist

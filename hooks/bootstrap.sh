@@ -1,28 +1,272 @@
 #!/bin/sh
-# orch-hook plugin bootstrap, run by the SessionStart hook only when
-# bin/orch-hook is missing (a fresh install or a new plugin version): it
-# starts `go build` in the background under a lock directory, so two
-# sessions never race, and answers at once. Nothing it reads is executed.
-root="${CLAUDE_PLUGIN_ROOT:-$(dirname "$0")/..}"
-cd "$root" || exit 0
-say() { printf '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s"}}\n' "$1"; }
-version=$(sed -n 's/.*"version"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' .claude-plugin/plugin.json | head -n 1)
-if ! command -v go >/dev/null 2>&1; then
-  say "orch-hook: the orch-hook binary is not built and Go is not installed, so no workflow rule is enforced yet. Install Go 1.26+ and start a new session (the plugin builds itself), or run make build in the plugin directory."
+# orch-hook's dispatcher (README, "How the plugin gets its binary"). The
+# hooks run ${CLAUDE_PLUGIN_DATA}/bin/<version>/orch-hook; SessionStart runs
+# this script only while that binary is missing. It installs one, in this
+# order: the binary for this platform shipped in the plugin (an archive
+# install); a download of the release binary; `go build` of the plugin's
+# source; else it says loudly that no rule is enforced. A binary is only
+# ever installed after its SHA-256 matched hooks/release.sha256. The
+# download and the build run in the background, bounded in time, and a
+# failure is kept (bin/<version>/failed) and shown at every later session
+# until `bootstrap.sh install` (the command the message gives) succeeds.
+# Nothing this script reads is executed, except the verified binary.
+#
+#   sh bootstrap.sh session-start VERSION   (the SessionStart hook)
+#   sh bootstrap.sh install VERSION         (a terminal: the same, in the foreground)
+#
+# Environment: CLAUDE_PLUGIN_ROOT, CLAUDE_PLUGIN_DATA (set by Claude Code for
+# hooks), ORCH_HOOK_DOWNLOAD_BASE (default the GitHub release assets),
+# ORCH_HOOK_DOWNLOAD_TIMEOUT (seconds, default 120).
+
+mode=${1:-session-start}
+version=$2
+root=${CLAUDE_PLUGIN_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+data=$CLAUDE_PLUGIN_DATA
+base=${ORCH_HOOK_DOWNLOAD_BASE:-https://github.com/orch-hook/orch-hook/releases/download}
+limit=${ORCH_HOOK_DOWNLOAD_TIMEOUT:-120}
+
+# json STRING: STRING as a JSON string literal.
+json() {
+  printf '%s' "$1" | awk 'BEGIN { printf "\"" }
+    { if (NR > 1) printf "\\n"
+      s = $0; out = ""
+      for (i = 1; i <= length(s); i++) {
+        c = substr(s, i, 1)
+        if (c == "\\") out = out "\\\\"
+        else if (c == "\"") out = out "\\\""
+        else if (c == "\t") out = out "\\t"
+        else if (c < " ") out = out " "
+        else out = out c
+      }
+      printf "%s", out }
+    END { printf "\"" }'
+}
+
+# quote WORD: WORD single-quoted for sh.
+quote() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+
+# tell USER_MESSAGE MODEL_CONTEXT: the SessionStart answer (a terminal gets
+# the user's message as text).
+tell() {
+  if [ "$mode" = install ]; then
+    printf '%s\n' "$1"
+    return
+  fi
+  printf '{"systemMessage":%s,"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":%s}}\n' "$(json "$1")" "$(json "$2")"
+}
+
+unenforced="orch-hook's binary is not installed, so NO orch-hook workflow rule is enforced in this session: do not rely on its gates. While a workflow is active, orch-hook denies subagent launches and plan edits until the user installs the binary."
+
+case $version in
+  '' | *[!0-9A-Za-z.+-]*)
+    tell "orch-hook: the plugin's hooks name no valid version ('$version'); reinstall the plugin." "$unenforced"
+    exit 0 ;;
+esac
+case $data in
+  /* | [A-Za-z]:*) ;;
+  *)
+    tell "orch-hook: Claude Code did not set CLAUDE_PLUGIN_DATA (got '$data'), where orch-hook keeps its binary; this Claude Code is too old for the plugin (tested with 2.1.328)." "$unenforced"
+    exit 0 ;;
+esac
+
+case $(uname -s 2>/dev/null) in
+  Linux) os=linux ;;
+  Darwin) os=darwin ;;
+  MINGW* | MSYS* | CYGWIN* | Windows_NT) os=windows ;;
+  *) os=$(uname -s 2>/dev/null | tr 'A-Z' 'a-z') ;;
+esac
+case $(uname -m 2>/dev/null) in
+  x86_64 | amd64) arch=amd64 ;;
+  aarch64 | arm64) arch=arm64 ;;
+  *) arch=$(uname -m 2>/dev/null) ;;
+esac
+ext=
+[ "$os" = windows ] && ext=.exe
+name="orch-hook-$os-$arch$ext"
+dir="$data/bin/$version"
+bin="$dir/orch-hook$ext"
+log="$dir/bootstrap.log"
+fix="CLAUDE_PLUGIN_DATA=$(quote "$data") sh $(quote "$root/hooks/bootstrap.sh") install $version"
+
+run_binary() {
+  [ "$mode" = install ] && return 0
+  exec "$bin" hook --budget 14s SessionStart
+}
+
+if [ -x "$bin" ]; then
+  [ "$mode" = install ] && { printf 'orch-hook %s is installed: %s\n' "$version" "$bin"; exit 0; }
+  run_binary
+fi
+mkdir -p "$dir" || { tell "orch-hook: cannot create $dir, where its binary goes." "$unenforced"; exit 0; }
+
+# failed_message: the loud answer after a failed install.
+failed_message() {
+  reason=$(head -n 1 "$dir/failed" 2>/dev/null)
+  tail=$(tail -n 8 "$log" 2>/dev/null | cut -c 1-240)
+  tell "orch-hook: installing its binary (version $version, $os/$arch) failed: $reason
+Last lines of $log:
+$tail
+No workflow rule is enforced until it is installed. Fix the cause above, then run in a terminal:
+  $fix" "$unenforced"
+}
+
+if [ "$mode" = session-start ] && [ -f "$dir/failed" ]; then
+  failed_message
   exit 0
 fi
-mkdir -p bin
-# A lock left by a build that was killed expires after 10 minutes.
-find bin -maxdepth 1 -name .build.lock -mmin +10 -exec rmdir {} \; 2>/dev/null
-if mkdir bin/.build.lock 2>/dev/null; then
-  (
-    tmp="bin/orch-hook.tmp.$$"
-    if CGO_ENABLED=0 go build -trimpath -tags urfave_cli_no_docs -ldflags "-s -w -X main.version=$version" -o "$tmp" ./cmd/orch-hook >bin/build.log 2>&1; then
-      mv -f "$tmp" bin/orch-hook
-    fi
-    rm -f "$tmp"
-    rmdir bin/.build.lock
-  ) </dev/null >/dev/null 2>&1 &
+rm -f "$dir/failed"
+
+# The lock is a directory: mkdir is atomic. One left by a killed install
+# expires after 10 minutes.
+lock="$dir/.lock"
+find "$dir" -maxdepth 1 -name .lock -mmin +10 -exec rmdir {} \; 2>/dev/null
+if ! mkdir "$lock" 2>/dev/null; then
+  tell "orch-hook: its binary (version $version) is being installed by another session; the workflow rules apply as soon as it is in place. If it never arrives, run in a terminal:
+  $fix" "$unenforced"
+  exit 0
 fi
-say "orch-hook: building the orch-hook binary (plugin version $version) in the background; the workflow rules apply as soon as it is built, in a few seconds. orch-hook doctor checks the install."
+
+note() { printf '%s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" >>"$log"; [ "$mode" = install ] && printf '%s\n' "$1"; return 0; }
+
+sha256() {
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1
+  elif command -v shasum >/dev/null 2>&1; then shasum -a 256 "$1" | cut -d' ' -f1
+  fi
+}
+have_sha=
+{ command -v sha256sum || command -v shasum; } >/dev/null 2>&1 && have_sha=1
+fetcher=
+if command -v curl >/dev/null 2>&1; then fetcher=curl
+elif command -v wget >/dev/null 2>&1; then fetcher=wget
+fi
+want=$(grep " v$version/$name\$" "$root/hooks/release.sha256" 2>/dev/null | head -n 1 | cut -d' ' -f1)
+
+# install_verified FILE: install FILE as the binary when its SHA-256 is the
+# committed one; else keep it out and say so.
+install_verified() {
+  got=$(sha256 "$1")
+  if [ -z "$want" ] || [ "$got" != "$want" ]; then
+    note "REFUSED $2, not installed: SHA-256 ${got:-unknown}, but hooks/release.sha256 pins ${want:-nothing for v$version/$name}"
+    printf 'orch-hook refused %s: its SHA-256 (%s) is not the one hooks/release.sha256 pins for v%s/%s (%s). It was not used.\n' "$2" "${got:-unknown}" "$version" "$name" "${want:-none}" >>"$dir/notice"
+    return 1
+  fi
+  tmp="$dir/.orch-hook.tmp.$$"
+  cp "$1" "$tmp" || { rm -f "$tmp"; note "could not copy $1"; return 1; }
+  put "$tmp" "$2 (SHA-256 $got)"
+}
+
+# put FILE WHAT: FILE becomes the binary; the plugin root is recorded
+# beside it (orch-hook doctor reads it) and older versions are pruned.
+put() {
+  chmod 755 "$1" && mv -f "$1" "$bin" || { rm -f "$1"; note "could not install $bin"; return 1; }
+  printf '%s\n' "$root" >"$dir/plugin-root"
+  # The plugin's commands run ${CLAUDE_PLUGIN_ROOT}/bin/orch-hook: a link
+  # here, unless a binary of the user's own (make build) is there.
+  link="$root/bin/orch-hook$ext"
+  if [ ! -e "$link" ] || [ -L "$link" ]; then
+    mkdir -p "$root/bin" && ln -sf "$bin" "$link" 2>/dev/null
+  fi
+  note "installed $2 as $bin"
+  prune
+  return 0
+}
+
+# prune: drop other versions' binaries, keeping the most recent one (a
+# session started before an update may still run it).
+prune() {
+  previous=$(ls -1t "$data/bin" 2>/dev/null | grep -v -x -F "$version" | head -n 1)
+  for old in "$data/bin"/*; do
+    v=${old##*/}
+    [ -d "$old" ] && [ "$v" != "$version" ] && [ "$v" != "$previous" ] && rm -rf "$old"
+  done
+  return 0
+}
+
+download() {
+  [ -n "$fetcher" ] && [ -n "$have_sha" ] && [ -n "$want" ] || return 1
+  url="$base/v$version/$name"
+  tmp="$dir/.download.$$"
+  note "downloading $url (at most $limit s)"
+  if [ "$fetcher" = curl ]; then
+    curl -fsSL --max-time "$limit" -o "$tmp" "$url" >>"$log" 2>&1
+  else
+    wget -q -T "$limit" -t 1 -O "$tmp" "$url" >>"$log" 2>&1
+  fi
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    note "the download of $url failed ($fetcher exit $rc)"
+    rm -f "$tmp"
+    return 1
+  fi
+  install_verified "$tmp" "the download $url"
+  rc=$?
+  rm -f "$tmp"
+  return $rc
+}
+
+gobuild() {
+  command -v go >/dev/null 2>&1 && [ -f "$root/go.mod" ] || return 1
+  tmp="$dir/.build.$$$ext"
+  note "building with $(go version 2>&1) in $root"
+  if (cd "$root" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -trimpath -tags urfave_cli_no_docs \
+      -ldflags "-s -w -X main.version=$version" -o "$tmp" ./cmd/orch-hook) >>"$log" 2>&1; then
+    put "$tmp" "the build" && return 0
+  fi
+  rm -f "$tmp"
+  note "go build failed"
+  return 1
+}
+
+# obtain: download, else build; a failure is kept for the next sessions.
+obtain() {
+  if download || gobuild; then
+    return 0
+  fi
+  what="the download failed and Go could not build it"
+  [ -z "$fetcher" ] && what="no curl or wget to download it, and Go could not build it"
+  [ -z "$have_sha" ] && what="no sha256sum or shasum to verify a download, and Go could not build it"
+  [ -z "$want" ] && what="hooks/release.sha256 pins no release binary of v$version for $os/$arch, and Go could not build it"
+  command -v go >/dev/null 2>&1 || what="$what (Go is not installed)"
+  printf '%s\n' "$what" >"$dir/failed"
+  note "FAILED: $what"
+  return 1
+}
+
+# 1. The binary shipped in the plugin (an archive install).
+if [ -f "$root/bin/$name" ]; then
+  if install_verified "$root/bin/$name" "the shipped $root/bin/$name"; then
+    rmdir "$lock"
+    run_binary
+    exit 0
+  fi
+fi
+
+# 2-4. Nothing to download with and no Go: say so at once.
+if { [ -z "$fetcher" ] || [ -z "$have_sha" ] || [ -z "$want" ]; } && ! command -v go >/dev/null 2>&1; then
+  rmdir "$lock"
+  needs="downloading it needs curl or wget, and sha256sum or shasum"
+  [ -z "$want" ] && needs="hooks/release.sha256 pins no release binary of v$version for $os/$arch"
+  [ -f "$root/bin/$name" ] && [ -z "$have_sha" ] && needs="the binary shipped in the plugin is only used once verified, which needs sha256sum or shasum"
+  tell "orch-hook: no binary for this platform ($os/$arch) could be obtained: $needs, and building it needs Go (1.26.8, go.mod). No workflow rule is enforced. Install one of them, then start a new session or run in a terminal:
+  $fix" "$unenforced"
+  exit 0
+fi
+
+if [ "$mode" = install ]; then
+  obtain
+  rc=$?
+  rmdir "$lock"
+  if [ $rc -eq 0 ]; then
+    printf 'orch-hook %s is installed: %s. The rules apply from the next tool call.\n' "$version" "$bin"
+    exit 0
+  fi
+  printf 'orch-hook: installing failed: %s (log: %s)\n' "$(cat "$dir/failed")" "$log"
+  exit 1
+fi
+
+( obtain; rmdir "$lock" ) </dev/null >/dev/null 2>&1 &
+
+how="downloading it (verified against hooks/release.sha256)"
+{ [ -z "$fetcher" ] || [ -z "$have_sha" ] || [ -z "$want" ]; } && how="building it with Go (a cold build takes about half a minute)"
+tell "orch-hook: installing its binary (version $version, $os/$arch) in the background: $how. The workflow rules apply as soon as it is in place; until then none is enforced. Progress: $log" "$unenforced"
 exit 0

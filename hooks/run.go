@@ -27,8 +27,8 @@ type Env struct {
 	Debug io.Writer
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Notice is added to a SessionStart's context (e.g. the binary is being
-	// rebuilt for a new plugin version).
+	// Notice is shown to the user at SessionStart (a systemMessage): what
+	// the plugin's dispatcher left to say, such as a refused download.
 	Notice string
 	// Getenv reads the environment (Claude Code's settings locations);
 	// nil means os.Getenv.
@@ -124,7 +124,7 @@ func Run(env Env, stdin io.Reader, stdout io.Writer, eventArg string) error {
 		d.Context += "\n" + protectionLine(env, ProjectRoot(env, in))
 	}
 	if in.HookEventName == SessionStart && env.Notice != "" {
-		d.Context = strings.TrimSpace(d.Context + "\n" + env.Notice)
+		d.Message = strings.TrimSpace(d.Message + "\n" + env.Notice)
 	}
 	if err := Render(stdout, in.HookEventName, d); err != nil {
 		return err

@@ -29,8 +29,12 @@ type Target struct {
 	AgentPrefix string
 	// CommandPrefix is how commands are typed: "/orch-hook:" or "/orch-hook-".
 	CommandPrefix string
-	// Binary is how commands and hooks reach orch-hook.
-	Binary      string
+	// Version is the plugin's version (plugin target only).
+	Version string
+	// Binary is how commands reach orch-hook.
+	Binary string
+	// hookBinary is what the hooks run ("" for init: Binary from PATH).
+	hookBinary  string
 	commandFile func(name string) string
 	agentFile   func(name string) string
 	// hooksFile is where the plugin's hook registrations go ("" for init,
@@ -38,19 +42,33 @@ type Target struct {
 	hooksFile string
 }
 
-// PluginBinary is the one location of the binary inside the plugin:
-// hooks.json, the bootstrap build and doctor all use it.
-const PluginBinary = "${CLAUDE_PLUGIN_ROOT}/bin/orch-hook"
+// PluginBinary is where the plugin's hooks run the binary of a version:
+// the plugin's data directory, which survives plugin updates (the plugin
+// root is replaced), one directory per version. hooks/bootstrap.sh puts it
+// there at the first SessionStart of that version (README, "How the plugin
+// gets its binary").
+func PluginBinary(version string) string {
+	return "${CLAUDE_PLUGIN_DATA}/bin/" + version + "/orch-hook"
+}
 
-// Plugin is the repository root as a Claude Code plugin.
-var Plugin = Target{
-	Name:          "plugin",
-	AgentPrefix:   gates.PluginPrefix,
-	CommandPrefix: "/orch-hook:",
-	Binary:        PluginBinary,
-	commandFile:   func(n string) string { return "commands/" + n + ".md" },
-	agentFile:     func(n string) string { return "agents/" + n + ".md" },
-	hooksFile:     "hooks/hooks.json",
+// PluginCommandBinary is how the plugin's commands and the model reach the
+// binary: the copy the dispatcher links into the plugin root's bin/.
+const PluginCommandBinary = "${CLAUDE_PLUGIN_ROOT}/bin/orch-hook"
+
+// Plugin is the repository root as a Claude Code plugin of a version (the
+// one in .claude-plugin/plugin.json).
+func Plugin(version string) Target {
+	return Target{
+		Name:          "plugin",
+		Version:       version,
+		AgentPrefix:   gates.PluginPrefix,
+		CommandPrefix: "/orch-hook:",
+		Binary:        PluginCommandBinary,
+		hookBinary:    PluginBinary(version),
+		commandFile:   func(n string) string { return "commands/" + n + ".md" },
+		agentFile:     func(n string) string { return "agents/" + n + ".md" },
+		hooksFile:     "hooks/hooks.json",
+	}
 }
 
 // Init is a project's own .claude/, written by `orch-hook init`: agents
@@ -299,25 +317,29 @@ func Hooks(t Target) map[string][]HookMatcher {
 
 // hookCommandLine is the shell line Claude Code runs. When the binary is
 // there it is exec'ed (no extra process). When it is missing, a gating
-// event is denied while a workflow is active, with the command that builds
-// it; everything else passes. The plugin's SessionStart starts the build.
+// event is denied while a workflow is active, saying how to install it;
+// everything else passes. The plugin's SessionStart runs the dispatcher,
+// which installs it.
 func hookCommandLine(t Target, event string, gating bool) string {
 	var b strings.Builder
 	if t.Name == "plugin" {
-		fmt.Fprintf(&b, `b="%s"; [ -x "$b" ] && exec "$b" hook --budget %ds %s; `, t.Binary, HookTimeout-1, event)
+		fmt.Fprintf(&b, `b="%s"; [ -x "$b" ] && exec "$b" hook --budget %ds %s; `, t.hookBinary, HookTimeout-1, event)
 	} else {
 		fmt.Fprintf(&b, `b=orch-hook; command -v "$b" >/dev/null 2>&1 && exec "$b" hook --budget %ds %s; `, HookTimeout-1, event)
 	}
-	// The printf format is single-quoted: paths go in as arguments.
-	build, buildArgs := `go install github.com/orch-hook/orch-hook/cmd/orch-hook@latest`, ""
+	// The printf format is single-quoted; the paths go in as arguments,
+	// without backslashes and quotes (JSON would need them escaped, and
+	// the command quotes them for sh).
+	install, installArgs := `put orch-hook on PATH (in a clone of orch-hook: make build, then copy bin/orch-hook to a directory on PATH)`, ""
 	if t.Name == "plugin" {
-		build, buildArgs = `cd %s && make build`, ` "${CLAUDE_PLUGIN_ROOT}"`
+		install = `CLAUDE_PLUGIN_DATA='\''%s'\'' sh '\''%s/hooks/bootstrap.sh'\'' install ` + t.Version + ` (the session start message says what failed)`
+		installArgs = ` "$(printf %s "$CLAUDE_PLUGIN_DATA" | tr -d '\134\042\047')" "$(printf %s "$CLAUDE_PLUGIN_ROOT" | tr -d '\134\042\047')"`
 	}
 	switch {
 	case gating:
-		fmt.Fprintf(&b, `f="${CLAUDE_PROJECT_DIR:-.}/.orchestrator/state/checkpoint.json"; [ -f "$f" ] && ! grep -Eq '"current_state": ?"(complete|aborted)"' "$f" && printf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":"orch-hook: the orch-hook binary is missing (%%s), so this call cannot be checked against the active workflow. Ask the user to build it: %s (needs Go)."}}\n' "$b"%s; exit 0`, event, build, buildArgs)
+		fmt.Fprintf(&b, `f="${CLAUDE_PROJECT_DIR:-.}/.orchestrator/state/checkpoint.json"; [ -f "$f" ] && ! grep -Eq '"current_state": ?"(complete|aborted)"' "$f" && printf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":"orch-hook: its binary is not installed, so this call cannot be checked against the active workflow. Ask the user to install it: %s."}}\n'%s; exit 0`, event, install, installArgs)
 	case event == "SessionStart" && t.Name == "plugin":
-		b.WriteString(`exec sh "${CLAUDE_PLUGIN_ROOT}/hooks/bootstrap.sh"`)
+		fmt.Fprintf(&b, `exec sh "${CLAUDE_PLUGIN_ROOT}/hooks/bootstrap.sh" session-start %s`, t.Version)
 	default:
 		b.WriteString("exit 0")
 	}

@@ -21,8 +21,21 @@ const repoRoot = ".."
 
 // TestRenderedUpToDate fails when commands/, agents/ or hooks/hooks.json
 // differ from what the templates render (run `make generate`).
+// testVersion is the plugin version the tests render.
+const testVersion = "1.2.3"
+
+var plugin = Plugin(testVersion)
+
 func TestRenderedUpToDate(t *testing.T) {
-	files, err := Render(Plugin)
+	manifest, err := os.ReadFile(filepath.Join(repoRoot, ".claude-plugin", "plugin.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Version string }
+	if err := json.Unmarshal(manifest, &m); err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render(Plugin(m.Version))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +103,7 @@ type agentDef struct {
 // exist) and hands each to check for the rest.
 func eachAgent(t *testing.T, agents []string, check func(a agentDef)) {
 	t.Helper()
-	for _, target := range []Target{Plugin, Init} {
+	for _, target := range []Target{plugin, Init} {
 		files, err := Render(target)
 		if err != nil {
 			t.Fatal(err)
@@ -134,7 +147,7 @@ func TestAgents(t *testing.T) {
 // decisions cannot be invoked by the model; no command runs the user's
 // text through a shell.
 func TestCommands(t *testing.T) {
-	files, err := Render(Plugin)
+	files, err := Render(plugin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +180,7 @@ func TestCommands(t *testing.T) {
 // timeout well above the 2 s lock wait.
 func TestHooksFile(t *testing.T) {
 	var hf HooksFile
-	files, _ := Render(Plugin)
+	files, _ := Render(plugin)
 	if err := json.Unmarshal(files["hooks/hooks.json"], &hf); err != nil {
 		t.Fatal(err)
 	}
@@ -183,8 +196,8 @@ func TestHooksFile(t *testing.T) {
 		}
 		// The binary is told its budget: the timeout less a second.
 		want := fmt.Sprintf(" hook --budget %ds %s;", h.Timeout-1, ev)
-		if !strings.Contains(h.Command, PluginBinary) || !strings.Contains(h.Command, want) {
-			t.Errorf("%s command %q does not run %s%s", ev, h.Command, PluginBinary, want)
+		if !strings.Contains(h.Command, PluginBinary(testVersion)) || !strings.Contains(h.Command, want) {
+			t.Errorf("%s command %q does not run %s%s", ev, h.Command, PluginBinary(testVersion), want)
 		}
 	}
 	pre := hf.Hooks["PreToolUse"][0].Matcher
@@ -205,11 +218,12 @@ func TestMissingBinary(t *testing.T) {
 		t.Skip("no sh")
 	}
 	pluginRoot := t.TempDir()
+	pluginData := t.TempDir()
 	project := t.TempDir()
-	hooks := Hooks(Plugin)
+	hooks := Hooks(plugin)
 	run := func(event string) (string, error) {
 		cmd := exec.Command(sh, "-c", hooks[event][0].Hooks[0].Command)
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PLUGIN_ROOT=" + pluginRoot, "CLAUDE_PROJECT_DIR=" + project}
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PLUGIN_ROOT=" + pluginRoot, "CLAUDE_PLUGIN_DATA=" + pluginData, "CLAUDE_PROJECT_DIR=" + project}
 		cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Agent","tool_input":{}}`)
 		out, err := cmd.Output()
 		return string(out), err
@@ -234,8 +248,8 @@ func TestMissingBinary(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &deny); err != nil {
 		t.Fatalf("active workflow, missing binary: output %q is not JSON: %v", out, err)
 	}
-	if deny.HookSpecificOutput.PermissionDecision != "deny" || !strings.Contains(deny.HookSpecificOutput.PermissionDecisionReason, "cd "+pluginRoot+" && make build") {
-		t.Errorf("active workflow, missing binary: got %+v, want a deny naming the build command", deny.HookSpecificOutput)
+	if deny.HookSpecificOutput.PermissionDecision != "deny" || !strings.Contains(deny.HookSpecificOutput.PermissionDecisionReason, "CLAUDE_PLUGIN_DATA='"+pluginData+"' sh '"+pluginRoot+"/hooks/bootstrap.sh' install "+testVersion) {
+		t.Errorf("active workflow, missing binary: got %+v, want a deny naming the install command", deny.HookSpecificOutput)
 	}
 	if out, err := run("Stop"); err != nil || out != "" {
 		t.Errorf("Stop with a missing binary must pass silently; got %q, %v", out, err)
@@ -282,7 +296,7 @@ func TestCoordAgents(t *testing.T) {
 // the aggregation rules orch-hook checks; its SUPERVISOR_FAILED example
 // parses as a failure with errors.
 func TestSupervisorExamples(t *testing.T) {
-	files, err := Render(Plugin)
+	files, err := Render(plugin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +355,7 @@ func TestSupervisorExamples(t *testing.T) {
 // templates/partials/supervisor.md.tmpl: their templates only include it,
 // and its sentences appear in all three.
 func TestSupervisorsSharePartial(t *testing.T) {
-	files, err := Render(Plugin)
+	files, err := Render(plugin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +385,7 @@ func TestSupervisorsSharePartial(t *testing.T) {
 // takes a description, names every coordinate agent and every scope, and no
 // command runs the user's text through a shell.
 func TestCoordinateCommand(t *testing.T) {
-	for _, target := range []Target{Plugin, Init} {
+	for _, target := range []Target{plugin, Init} {
 		files, err := Render(target)
 		if err != nil {
 			t.Fatal(err)
@@ -635,7 +649,7 @@ func body(doc string) string {
 // any spelling. An agent that owes none has no such section. Commands
 // spell every result line they mention as the gates do.
 func TestResultLinesOnceAtTheEnd(t *testing.T) {
-	files, err := Render(Plugin)
+	files, err := Render(plugin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -730,7 +744,7 @@ func owedList(owed []owedLine) string {
 // last section that state one of its result lines.
 func lastSectionMentions(t *testing.T, agent string) []string {
 	t.Helper()
-	files, err := Render(Plugin)
+	files, err := Render(plugin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -810,7 +824,7 @@ func TestResultExamplesRead(t *testing.T) {
 	w := &gates.Workflow{Kind: "orchestrate", Current: gates.SF1, Phase: 1, Plan: gates.ParsePlan(plan).Snapshot(),
 		Launches: []*gates.Launch{{ToolUseID: "t1", AgentID: "a1", Agent: gates.Planner, Job: gates.JobAnalysis, Phase: 1, State: gates.SF1, Status: gates.Running}}}
 	report := "Root cause: ...\n" + fix + "\n" + gates.LineAnalysis
-	gates.Decide(w, &gates.Call{Event: "SubagentStop", AgentID: "a1", AgentType: Plugin.Agent(gates.Planner), Text: report}, &gates.Env{Root: "/p", Files: plan, Now: time.Now()})
+	gates.Decide(w, &gates.Call{Event: "SubagentStop", AgentID: "a1", AgentType: plugin.Agent(gates.Planner), Text: report}, &gates.Env{Root: "/p", Files: plan, Now: time.Now()})
 	want := gates.FailingTasks(strings.Replace(fix, lines["fix-tasks"], gates.LineFailingTasks, 1))
 	if w.Current != gates.SF2 || len(want) == 0 || fmt.Sprint(w.FailingTasks) != fmt.Sprint(want) {
 		t.Errorf("FAILURE_ANALYSIS ending %q: state %s, tasks to fix %v; want F2 fixing %v", report, w.Current, w.FailingTasks, want)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/internal/bootstrap"
 	"github.com/orch-hook/orch-hook/internal/install"
 	"github.com/orch-hook/orch-hook/state"
 	"github.com/orch-hook/orch-hook/templates"
@@ -81,6 +82,10 @@ func runDoctor(e *env, pluginRoot string, store *state.Store) []check {
 	if pluginRoot == "" {
 		pluginRoot = e.getenv("CLAUDE_PLUGIN_ROOT")
 	}
+	if pluginRoot == "" {
+		// The plugin's dispatcher records where it installed this binary from.
+		pluginRoot = bootstrap.PluginRoot(exe)
+	}
 	if pluginRoot == "" && exe != "" {
 		if dir := filepath.Dir(filepath.Dir(exe)); fileExists(filepath.Join(dir, ".claude-plugin", "plugin.json")) {
 			pluginRoot = dir
@@ -139,21 +144,27 @@ func hooksCheck(pluginRoot, exe, projectRoot string) check {
 		if err := json.Unmarshal(b, &hf); err != nil {
 			return check{name: "hooks", ok: false, detail: path + ": " + err.Error(), fix: "run `make generate` in the plugin root"}
 		}
-		want := filepath.Join(pluginRoot, "bin", "orch-hook")
+		v, err := pluginVersion(pluginRoot)
+		if err != nil {
+			return check{name: "hooks", ok: false, detail: err.Error(), fix: "reinstall the plugin"}
+		}
+		want := templates.PluginBinary(v)
 		for event, matchers := range hf.Hooks {
 			for _, m := range matchers {
 				for _, h := range m.Hooks {
-					if !strings.Contains(h.Command, templates.PluginBinary) {
-						return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s: the %s hook does not run %s", path, event, templates.PluginBinary), fix: "run `make generate`"}
+					if !strings.Contains(h.Command, want) {
+						return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s: the %s hook does not run %s", path, event, want), fix: "run `make generate`"}
 					}
 				}
 			}
 		}
-		if !fileExists(want) {
-			return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s points at %s, which is not built", path, want), fix: "run `make build` in " + pluginRoot + " (or start a new session: the plugin builds itself when Go is installed)"}
+		if v != version {
+			return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s runs %s (version %s); this binary (%s) is version %s", path, want, v, exe, version), fix: "start a new session (the plugin installs the binary of its version), or run: CLAUDE_PLUGIN_DATA=<the plugin's data directory> sh " + filepath.Join(pluginRoot, "hooks", "bootstrap.sh") + " install " + v}
 		}
-		if real, _ := filepath.EvalSymlinks(want); exe != "" && real != exe {
-			return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs %s (this is %s)", path, want, exe)}
+		if data := os.Getenv("CLAUDE_PLUGIN_DATA"); data != "" {
+			if p := filepath.Join(data, "bin", v, "orch-hook"); !fileExists(p) {
+				return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s runs %s, which is not installed", path, p), fix: "start a new session; its message says how the binary is installed"}
+			}
 		}
 		return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs this binary (%d events)", path, len(hf.Hooks))}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"time"
 
@@ -78,7 +79,8 @@ func handleHook(e *env, args []string) error {
 	env := hooks.EnvFrom(e.getenv, e.stderr)
 	env.Budget = budget
 	if event == hooks.SessionStart {
-		env.Notice = bootstrap.CheckVersion(e.getenv("CLAUDE_PLUGIN_ROOT"), version)
+		exe, _ := os.Executable()
+		env.Notice = bootstrap.TakeNotice(exe)
 	}
 	return hooks.Run(env, e.stdin, e.stdout, event)
 }

@@ -1,77 +1,65 @@
-// Package bootstrap keeps the plugin's binary in step with the plugin: at
-// SessionStart, a binary whose version differs from .claude-plugin/plugin.json
-// (the plugin was updated in place, e.g. a git pull of a --plugin-dir
-// checkout) starts `go build` of the new version in the background, under
-// the same lock directory hooks/bootstrap.sh uses for a missing binary.
+// Package bootstrap is the Go side of the plugin's dispatcher,
+// hooks/bootstrap.sh (README, "How the plugin gets its binary"): the
+// dispatcher installs the binary into ${CLAUDE_PLUGIN_DATA}/bin/<version>/
+// and leaves beside it what the binary later reports: a notice for the
+// user (a refused download, a shipped binary that did not match its
+// checksum) and the plugin root it was installed from.
 package bootstrap
 
 import (
-	"encoding/json"
-	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"time"
+	"strings"
 )
 
-// PluginVersion reads the version from <root>/.claude-plugin/plugin.json.
-func PluginVersion(root string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json"))
+// Files the dispatcher writes beside the binary.
+const (
+	NoticeFile     = "notice"      // one line per thing the user must hear once
+	PluginRootFile = "plugin-root" // the plugin root the binary was installed from
+	LogFile        = "bootstrap.log"
+)
+
+// maxNotice bounds what a notice adds to a SessionStart message.
+const maxNotice = 2000
+
+// TakeNotice returns the dispatcher's notice beside the binary exe and
+// removes it, so the user hears it once; "" when there is none.
+func TakeNotice(exe string) string {
+	if exe == "" {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(exe), NoticeFile)
+	f, err := os.Open(p)
 	if err != nil {
-		return "", err
-	}
-	var manifest struct {
-		Version string `json:"version"`
-	}
-	if err := json.Unmarshal(b, &manifest); err != nil || manifest.Version == "" {
-		return "", fmt.Errorf("no version in plugin.json")
-	}
-	return manifest.Version, nil
-}
-
-// CheckVersion compares the running binary's version with the plugin's and
-// starts a rebuild when they differ. It returns a note for the session, or
-// "" when nothing had to be done. A development build ("dev") is left alone.
-func CheckVersion(root, running string) string {
-	if root == "" || running == "dev" {
 		return ""
 	}
-	want, err := PluginVersion(root)
-	if err != nil || want == running {
+	b, _ := io.ReadAll(io.LimitReader(f, maxNotice+1))
+	f.Close()
+	os.Remove(p)
+	text := strings.TrimSpace(string(b))
+	if len(text) > maxNotice {
+		text = text[:maxNotice] + " ..."
+	}
+	if text == "" {
 		return ""
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		return fmt.Sprintf("orch-hook: the binary is version %s but the plugin is %s, and Go is not installed to rebuild it; run make build in %s.", running, want, root)
-	}
-	if err := startBuild(root, want); err != nil {
-		return fmt.Sprintf("orch-hook: the binary is version %s but the plugin is %s; rebuilding failed to start (%v): run make build in %s.", running, want, err, root)
-	}
-	return fmt.Sprintf("orch-hook: the plugin was updated to %s; rebuilding the binary (now %s) in the background.", want, running)
+	return text
 }
 
-// startBuild runs go build detached, under bin/.build.lock (a directory:
-// mkdir is atomic, and the shell bootstrap uses the same lock).
-func startBuild(root, version string) error {
-	lock := filepath.Join(root, "bin", ".build.lock")
-	if fi, err := os.Stat(lock); err == nil && time.Since(fi.ModTime()) > 10*time.Minute {
-		os.Remove(lock)
+// PluginRoot is the plugin root recorded beside the binary exe by the
+// dispatcher, or "".
+func PluginRoot(exe string) string {
+	if exe == "" {
+		return ""
 	}
-	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
-		return err
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(exe), PluginRootFile))
+	if err != nil {
+		return ""
 	}
-	if err := os.Mkdir(lock, 0o755); err != nil {
-		return nil // another session is building it
+	root := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(root) {
+		return ""
 	}
-	tmp := filepath.Join("bin", fmt.Sprintf("orch-hook.tmp.%d", os.Getpid()))
-	// sh -c runs only this fixed line; the version and paths are passed as
-	// arguments, never interpolated into it.
-	script := `CGO_ENABLED=0 go build -trimpath -tags urfave_cli_no_docs -ldflags "-s -w -X main.version=$1" -o "$2" ./cmd/orch-hook >bin/build.log 2>&1 && mv -f "$2" bin/orch-hook; rm -f "$2"; rmdir bin/.build.lock`
-	cmd := exec.Command("sh", "-c", script, "build", version, tmp)
-	cmd.Dir = root
-	cmd.SysProcAttr = detached()
-	if err := cmd.Start(); err != nil {
-		os.Remove(lock)
-		return err
-	}
-	return cmd.Process.Release()
+	return root
 }

@@ -137,7 +137,8 @@ func repoRoot() (string, error) {
 
 // Config describes one CLI run.
 type Config struct {
-	// PluginDir is passed as --plugin-dir (required).
+	// PluginDir is passed as --plugin-dir; "" runs the plugins installed
+	// in Home (claude plugin install).
 	PluginDir string
 	// Script is served by a fresh mock; alternatively Mock is a running
 	// one (then Script is ignored).
@@ -303,8 +304,8 @@ func loadScript(t testing.TB, path string) *mockapi.Script {
 func runClaude(t *testing.T, cfg Config) *Run {
 	t.Helper()
 	bin := claudeBinary(t)
-	if cfg.PluginDir == "" {
-		t.Fatal("runClaude: Config.PluginDir is empty")
+	if cfg.PluginDir == "" && cfg.Home == "" {
+		t.Fatal("runClaude: neither Config.PluginDir nor a Home with installed plugins")
 	}
 	if len(cfg.Messages) == 0 {
 		t.Fatal("runClaude: Config.Messages is empty")
@@ -340,16 +341,18 @@ func runClaude(t *testing.T, cfg Config) *Run {
 		run.ProjectDir = t.TempDir()
 	}
 
-	args := []string{
-		"-p",
-		"--plugin-dir", cfg.PluginDir,
+	args := []string{"-p"}
+	if cfg.PluginDir != "" {
+		args = append(args, "--plugin-dir", cfg.PluginDir)
+	}
+	args = append(args,
 		"--permission-mode", "bypassPermissions",
 		"--input-format", "stream-json",
 		"--output-format", "stream-json",
 		"--verbose",
 		"--include-hook-events",
 		"--max-turns", fmt.Sprint(cfg.MaxTurns),
-	}
+	)
 	args = append(args, cfg.Args...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.Timeout)

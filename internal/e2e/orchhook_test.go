@@ -1,12 +1,14 @@
 package e2e
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -16,9 +18,12 @@ import (
 )
 
 // The orch-hook scenarios run the real Claude Code CLI with a copy of this
-// repository's plugin (commands, agents, hooks/hooks.json) whose bin/ holds
-// the binary under test, stamped with the plugin's version so the
-// bootstrap does not rebuild it.
+// repository's plugin (commands, agents, hooks/hooks.json, the dispatcher)
+// shipping the binary under test the way a release archive does: as
+// bin/orch-hook-<os>-<arch>, pinned by the copy's hooks/release.sha256. The
+// first SessionStart of every session in a new HOME installs it into the
+// plugin's data directory, so every scenario also runs the dispatcher. The
+// copy's bin/orch-hook is the same binary, for the tests' own status calls.
 
 var (
 	buildMu sync.Mutex
@@ -68,10 +73,21 @@ func pluginCopy(t *testing.T, tags string) string {
 	if tags != "" {
 		allTags += "," + tags
 	}
-	cmd := exec.Command("go", "build", "-trimpath", "-tags", allTags, "-ldflags", "-X main.version="+m.Version, "-o", filepath.Join(dir, "bin", "orch-hook"), "./cmd/orch-hook")
+	bin := filepath.Join(dir, "bin", "orch-hook")
+	cmd := exec.Command("go", "build", "-trimpath", "-tags", allTags, "-ldflags", "-X main.version="+m.Version, "-o", bin, "./cmd/orch-hook")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build orch-hook (tags %s): %v\n%s", allTags, err, out)
+	}
+	shipped := "orch-hook-" + runtime.GOOS + "-" + runtime.GOARCH
+	copyFile(t, bin, filepath.Join(dir, "bin", shipped))
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := fmt.Sprintf("%x  v%s/%s\n", sha256.Sum256(b), m.Version, shipped)
+	if err := os.WriteFile(filepath.Join(dir, "hooks", "release.sha256"), []byte(pin), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	built[tags] = dir
 	return dir
@@ -106,9 +122,14 @@ func scenario(t *testing.T, name, project string) *mockapi.Script {
 }
 
 // statusOf runs `orch-hook status --json` of the plugin's binary.
-func statusOf(t *testing.T, plugin, project string) map[string]any {
+// statusOf runs status --json with the plugin's bin/orch-hook, or bin.
+func statusOf(t *testing.T, plugin, project string, bin ...string) map[string]any {
 	t.Helper()
-	out, err := exec.Command(filepath.Join(plugin, "bin", "orch-hook"), "--project", project, "status", "--json").Output()
+	exe := filepath.Join(plugin, "bin", "orch-hook")
+	if len(bin) > 0 {
+		exe = bin[0]
+	}
+	out, err := exec.Command(exe, "--project", project, "status", "--json").Output()
 	if err != nil {
 		t.Fatalf("orch-hook status: %v", err)
 	}

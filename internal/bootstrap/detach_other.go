@@ -1,7 +1,0 @@
-//go:build !unix
-
-package bootstrap
-
-import "syscall"
-
-func detached() *syscall.SysProcAttr { return nil }

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestArchiveReproducible: the same files give the same bytes, whatever
+// order they come in and whatever their times on disk; entries are sorted,
+// with one time, and the binaries executable.
+func TestArchiveReproducible(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	files := []archiveFile{
+		{name: "hooks/hooks.json", src: write("hooks.json", "{}"), mode: 0o644},
+		{name: "bin/orch-hook-linux-amd64", src: write("bin", "ELF"), mode: 0o755},
+		{name: ".claude-plugin/plugin.json", src: write("plugin.json", `{"version":"1.0.0"}`), mode: 0o644},
+	}
+	a, b := filepath.Join(dir, "a.zip"), filepath.Join(dir, "b.zip")
+	if err := writeArchive(a, files); err != nil {
+		t.Fatal(err)
+	}
+	reversed := []archiveFile{files[2], files[1], files[0]}
+	os.Chtimes(files[0].src, archiveTime.AddDate(3, 0, 0), archiveTime.AddDate(3, 0, 0))
+	if err := writeArchive(b, reversed); err != nil {
+		t.Fatal(err)
+	}
+	ab, _ := os.ReadFile(a)
+	bb, _ := os.ReadFile(b)
+	if !bytes.Equal(ab, bb) {
+		t.Fatal("the same files gave two different archives")
+	}
+	zr, err := zip.NewReader(bytes.NewReader(ab), int64(len(ab)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		if !f.Modified.Equal(archiveTime) {
+			t.Errorf("%s: time %v", f.Name, f.Modified)
+		}
+		if f.Name == "bin/orch-hook-linux-amd64" && f.Mode().Perm() != 0o755 {
+			t.Errorf("the binary's mode is %v", f.Mode())
+		}
+		if f.Name == "hooks/hooks.json" && f.Mode().Perm() != 0o644 {
+			t.Errorf("hooks.json's mode is %v", f.Mode())
+		}
+	}
+	want := ".claude-plugin/ .claude-plugin/plugin.json bin/ bin/orch-hook-linux-amd64 hooks/ hooks/hooks.json"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("entries %q, want %q", got, want)
+	}
+}
+
+func TestExcluded(t *testing.T) {
+	for name, want := range map[string]bool{
+		"gates/plan.go": false, "gates/plan_test.go": true, "gates/testdata/fp/x.sh": true,
+		".ci/run": true, "internal/e2e/harness_test.go": true, "hooks/bootstrap.sh": false,
+		"internal/release/main.go": false, "commands/status.md": false,
+	} {
+		if got := excluded(name); got != want {
+			t.Errorf("excluded(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestMarketplaceEntry: the release's marketplace is the repository's with
+// the plugin's source an archive pinned by its checksum.
+func TestMarketplaceEntry(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".claude-plugin"), 0o755)
+	os.WriteFile(filepath.Join(root, ".claude-plugin", "marketplace.json"), []byte(`{"name":"orch-hook","owner":{"name":"x"},"plugins":[{"name":"orch-hook","source":"./","description":"d"}]}`), 0o644)
+	b, err := marketplaceEntry(root, "1.2.3", "https://example.com/v1.2.3/a.tar.gz", "abc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Name    string
+		Plugins []struct {
+			Name, Version, Description string
+			Source                     map[string]string
+		}
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	p := m.Plugins[0]
+	if m.Name != "orch-hook" || p.Version != "1.2.3" || p.Description != "d" || p.Source["source"] != "archive" || p.Source["url"] != "https://example.com/v1.2.3/a.tar.gz" || p.Source["sha256"] != "abc" {
+		t.Errorf("entry %s", b)
+	}
+	os.WriteFile(filepath.Join(root, ".claude-plugin", "marketplace.json"), []byte(`{"plugins":[{"name":"other"}]}`), 0o644)
+	if _, err := marketplaceEntry(root, "1.2.3", "u", "s"); err == nil {
+		t.Error("a marketplace without orch-hook was accepted")
+	}
+}
+
+// TestVersionMustMatch: a release is of the plugin's version, or refused
+// with what to do.
+func TestVersionMustMatch(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".claude-plugin"), 0o755)
+	os.WriteFile(filepath.Join(root, ".claude-plugin", "plugin.json"), []byte(`{"version":"1.0.0"}`), 0o644)
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module x\n\ngo 1.26.8\n"), 0o644)
+	var out bytes.Buffer
+	err := run([]string{"-root", root, "-version", "1.1.0"}, &out)
+	if err == nil || !strings.Contains(err.Error(), "plugin.json says 1.0.0: set the version there, run make generate") {
+		t.Errorf("got %v", err)
+	}
+	if err := run([]string{"-root", root, "-version", "1.0"}, &out); err == nil || !strings.Contains(err.Error(), "is not x.y.z") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestGoToolchain(t *testing.T) {
+	root := t.TempDir()
+	for mod, want := range map[string]string{
+		"module x\n\ngo 1.26.8\n":                       "go1.26.8",
+		"module x\n\ngo 1.26.0\n\ntoolchain go1.26.8\n": "go1.26.8",
+		"module x\n\ngo 1.26\n":                         "",
+	} {
+		os.WriteFile(filepath.Join(root, "go.mod"), []byte(mod), 0o644)
+		got, err := goToolchain(root)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("%q: got %q, %v; want %q", mod, got, err, want)
+		}
+	}
+}
