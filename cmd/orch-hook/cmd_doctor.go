@@ -177,7 +177,7 @@ func hooksCheck(pluginRoot, exe, projectRoot string) check {
 	}
 	onPath, err := exec.LookPath("orch-hook")
 	if err != nil {
-		return check{name: "hooks", ok: false, detail: settings + " runs orch-hook from PATH, but it is not on PATH", fix: "go install github.com/orch-hook/orch-hook/cmd/orch-hook@latest"}
+		return check{name: "hooks", ok: false, detail: settings + " runs orch-hook from PATH, but it is not on PATH", fix: buildFromClone}
 	}
 	return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs %s from PATH (%d events)", settings, onPath, registered)}
 }
@@ -214,6 +214,10 @@ func stateChecks(store *state.Store) []check {
 	}
 	return out
 }
+
+// buildFromClone is how to put the binary on PATH: the module is not
+// published anywhere `go install ...@latest` could fetch it from.
+const buildFromClone = "in a clone of orch-hook, run `make build` and put bin/orch-hook on your PATH (or run `go install ./cmd/orch-hook` there)"
 
 func fileExists(p string) bool {
 	_, err := os.Stat(p)

@@ -78,7 +78,7 @@ func initCommand(e *env) *cli.Command {
 				}
 				fmt.Fprintf(e.stdout, "%s %s\n", verb, ch.Path)
 			}
-			fmt.Fprintf(e.stdout, "Installed. The hooks run `orch-hook` from PATH: keep it installed (go install github.com/orch-hook/orch-hook/cmd/orch-hook@latest).\nStart a workflow in Claude Code with /orch-hook-orchestrate <request> or /orch-hook-coordinate <description>.\n")
+			fmt.Fprintf(e.stdout, "Installed. The hooks run `orch-hook` from PATH: keep it there (%s).\nStart a workflow in Claude Code with /orch-hook-orchestrate <request> or /orch-hook-coordinate <description>.\n", buildFromClone)
 			return nil
 		},
 	}
