@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,7 +12,6 @@ func initCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:         "init",
 		Usage:        "install orch-hook into a project's own .claude/ (for Claude Code without plugins)",
-		ArgsUsage:    "[DIR]",
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
 			projectFlag,
@@ -24,21 +21,12 @@ func initCommand(e *env) *cli.Command {
 		},
 		Before: checkProject,
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 1 {
-				return usagef("init takes at most one argument, the project directory")
+			// The project is named as for every other command: a
+			// positional DIR was taken for one once, and created.
+			if c.NArg() > 0 {
+				return usagef("init takes no arguments: name the project with --project DIR (orch-hook init --project %s)", c.Args().First())
 			}
-			root := c.Args().First()
-			if root == "" {
-				root = projectDir(c)
-			}
-			if root == "" {
-				wd, err := os.Getwd()
-				if err != nil {
-					return err
-				}
-				root = wd
-			}
-			root, _ = filepath.Abs(root)
+			root := projectRoot(c)
 			if c.Bool("shared") && !c.Bool("protect") {
 				return usagef("init --shared goes with --protect")
 			}
