@@ -212,3 +212,57 @@ func showLine(text string) (string, bool) {
 	}
 	return text, whole
 }
+
+// patchContext is the unchanged lines a Patch shows around a change, as
+// diff -u and git do.
+const patchContext = 3
+
+// Patch renders a -> b as a complete unified diff that git apply and
+// patch(1) accept: every changed line exactly as it is (unlike
+// unifiedDiff, which is cut to fit a refusal), three lines of context,
+// and "\ No newline at end of file" after a last line without one. A
+// fromName of /dev/null makes it the creation of toName. "" when the
+// texts are equal. The middle of two large files may come out as removed
+// and added whole (diffLines): a longer diff, never a wrong one.
+func Patch(fromName, toName, a, b string) string {
+	ops := diffLines(splitLines(a), splitLines(b))
+	var sb strings.Builder
+	for k := 0; k < len(ops); {
+		if ops[k].kind == ' ' {
+			k++
+			continue
+		}
+		// A hunk runs from patchContext lines before this change to
+		// patchContext lines after the last change that follows the one
+		// before it within 2*patchContext unchanged lines.
+		start, end := max(0, k-patchContext), k
+		for j := k + 1; j < len(ops) && j-end-1 <= 2*patchContext; j++ {
+			if ops[j].kind != ' ' {
+				end = j
+			}
+		}
+		stop := min(len(ops), end+1+patchContext)
+		aLines, bLines := 0, 0
+		for _, op := range ops[start:stop] {
+			if op.kind != '+' {
+				aLines++
+			}
+			if op.kind != '-' {
+				bLines++
+			}
+		}
+		if sb.Len() == 0 {
+			fmt.Fprintf(&sb, "--- %s\n+++ %s\n", fromName, toName)
+		}
+		fmt.Fprintf(&sb, "@@ -%s +%s @@\n", hunkRange(ops[start].a, aLines), hunkRange(ops[start].b, bLines))
+		for _, op := range ops[start:stop] {
+			sb.WriteByte(op.kind)
+			sb.WriteString(op.text)
+			if !strings.HasSuffix(op.text, "\n") {
+				sb.WriteString("\n\\ No newline at end of file\n")
+			}
+		}
+		k = stop
+	}
+	return sb.String()
+}

@@ -330,8 +330,8 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 }
 
-// FuzzUnifiedDiff: no input panics, and the edit script the diff shows
-// rebuilds both texts.
+// FuzzUnifiedDiff: no input panics, the edit script the diff shows
+// rebuilds both texts, and Patch's diff applies.
 func FuzzUnifiedDiff(f *testing.F) {
 	f.Add("a\nb\nc\n", "a\nc\nd")
 	f.Add("", "x")
@@ -356,6 +356,10 @@ func FuzzUnifiedDiff(f *testing.F) {
 		}
 		if ra.String() != a || rb.String() != b {
 			t.Fatalf("edit script does not rebuild the texts: %q %q", a, b)
+		}
+		// The whole patch (init --dry-run's) applies and gives b.
+		if got, err := applyPatch(a, Patch("r", "n", a, b)); err != nil || got != b {
+			t.Fatalf("a %q b %q: the patch does not apply (%v): %q", a, b, err, got)
 		}
 	})
 }

@@ -128,9 +128,11 @@ func (e *VanishedError) Error() string {
 	return fmt.Sprintf("the workflow's state is gone (%s does not exist) but workflow %s was active here", e.Dir, e.Lineage)
 }
 
-// Hint says how to recover.
+// Hint says how to recover. Git cannot: the state directory ignores
+// itself (ensureDirs), and what orch-hook keeps outside the project (the
+// marker, the key) holds hashes, not the state.
 func (e *VanishedError) Hint() string {
-	return "restore .orchestrator/state (from a backup or git), or run `orch-hook repair` to forget the workflow"
+	return "put .orchestrator/state back from a copy of your own if you have one (a backup, a file-system snapshot: it is git-ignored, so git cannot restore it, and orch-hook keeps no copy of it outside the project), or run `orch-hook repair` to forget the workflow and start a new one"
 }
 
 // forgetVanished removes the marker (and key) of a vanished workflow

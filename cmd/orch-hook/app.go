@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -44,6 +46,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 			}
 		}
 		printError(stderr, err)
+		printJSONError(stdout, args, err)
 		return exitCode(err)
 	}
 	if len(args) >= 2 && args[1] == "hook" && !hasFlag(args[2:]) {
@@ -64,6 +67,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 	err := app.Run(args)
 	if err != nil {
 		printError(stderr, err)
+		printJSONError(stdout, args, err)
 	}
 	return exitCode(err)
 }
@@ -196,6 +200,22 @@ func projectRoot(c *cli.Context) string {
 		wd = "."
 	}
 	return state.FindRoot(wd)
+}
+
+// jsonFlag is --json on the commands a script reads: one object of a
+// versioned schema on stdout, and an error as one too (printJSONError).
+func jsonFlag(schema string) cli.Flag {
+	return &cli.BoolFlag{Name: "json", Usage: "print JSON (the documented schema " + schema + "; an error as " + errorSchema + ")"}
+}
+
+// printJSON prints v as indented JSON.
+func printJSON(e *env, v any) error {
+	b, err := jsonenc.Indent(v)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, string(b))
+	return nil
 }
 
 // usageOnCommand turns a subcommand's flag errors into usage errors.

@@ -29,53 +29,97 @@ type check struct {
 	fix    string
 }
 
+// doctorSchema names doctor --json's schema; it changes only when a
+// field's meaning does.
+const doctorSchema = "orch-hook.doctor/1"
+
+// doctorReport is doctor --json (README, "Seeing the workflow").
+type doctorReport struct {
+	Schema     string        `json:"schema"`
+	Binary     string        `json:"binary"` // the binary doctor runs as, symlinks resolved
+	Version    string        `json:"version"`
+	Project    string        `json:"project"`
+	PluginRoot string        `json:"plugin_root"` // "" when none was found
+	OK         bool          `json:"ok"`          // no check failed (warnings pass)
+	Checks     []doctorCheck `json:"checks"`
+}
+
+type doctorCheck struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warn, fail or skip
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"` // with warn and fail
+}
+
+func (ch check) status() string {
+	switch {
+	case !ch.ok:
+		return "fail"
+	case ch.warn:
+		return "warn"
+	case ch.skip:
+		return "skip"
+	}
+	return "ok"
+}
+
+// checksFailed: doctor's report, on stdout, already says which.
+type checksFailed struct{ n int }
+
+func (e *checksFailed) Error() string     { return fmt.Sprintf("doctor: %d check(s) failed", e.n) }
+func (e *checksFailed) reportedOnStdout() {}
+
 func doctorCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:         "doctor",
-		Usage:        "check the install: binary, hooks, state, Go, and the plugin (claude plugin validate)",
+		Usage:        "check the install: binary, hooks (and hooks registered twice), state, Go, and the plugin (claude plugin validate)",
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
 			projectFlag,
 			&cli.StringFlag{Name: "plugin-root", Usage: "the plugin root (default: $CLAUDE_PLUGIN_ROOT, else the directory above the binary's bin/)"},
+			jsonFlag(doctorSchema),
 		},
 		Before: checkProject,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("doctor takes no arguments")
 			}
-			checks := runDoctor(e, c.String("plugin-root"), projectStore(c))
+			r := runDoctor(e, c.String("plugin-root"), projectStore(c))
 			failed := 0
-			for _, ch := range checks {
-				mark := "OK  "
-				if ch.skip {
-					mark = "SKIP"
-				}
-				if ch.warn {
-					mark = "WARN"
-				}
-				if !ch.ok {
-					mark = "FAIL"
+			for _, ch := range r.Checks {
+				if ch.Status == "fail" {
 					failed++
 				}
-				line := fmt.Sprintf("%s %-10s %s", mark, ch.name, ch.detail)
-				if (!ch.ok || ch.warn) && ch.fix != "" {
-					line += " -- fix: " + ch.fix
+			}
+			r.OK = failed == 0
+			if c.Bool("json") {
+				if err := printJSON(e, r); err != nil {
+					return err
 				}
-				fmt.Fprintln(e.stdout, line)
+			} else {
+				for _, ch := range r.Checks {
+					line := fmt.Sprintf("%-4s %-10s %s", strings.ToUpper(ch.Status), ch.Name, ch.Detail)
+					if ch.Fix != "" {
+						line += " -- fix: " + ch.Fix
+					}
+					fmt.Fprintln(e.stdout, line)
+				}
 			}
 			if failed > 0 {
-				return fmt.Errorf("doctor: %d check(s) failed", failed)
+				return &checksFailed{failed}
 			}
 			return nil
 		},
 	}
 }
 
-func runDoctor(e *env, pluginRoot string, store *state.Store) []check {
+func runDoctor(e *env, pluginRoot string, store *state.Store) *doctorReport {
 	var checks []check
 	exe, err := os.Executable()
 	if err == nil {
-		exe, _ = filepath.EvalSymlinks(exe)
+		if real, rerr := filepath.EvalSymlinks(exe); rerr == nil {
+			exe = real
+		}
 	}
 	checks = append(checks, check{name: "binary", ok: err == nil, detail: fmt.Sprintf("orch-hook %s at %s", version, exe), fix: "reinstall orch-hook"})
 
@@ -92,6 +136,7 @@ func runDoctor(e *env, pluginRoot string, store *state.Store) []check {
 		}
 	}
 	checks = append(checks, hooksCheck(pluginRoot, exe, store.Root))
+	checks = append(checks, twiceCheck(e.getenv, store.Root))
 
 	checks = append(checks, stateChecks(store)...)
 
@@ -129,7 +174,15 @@ func runDoctor(e *env, pluginRoot string, store *state.Store) []check {
 			checks = append(checks, check{name: "plugin", ok: err == nil, detail: detail, fix: "see the validator's message; `make generate` re-renders commands, agents and hooks.json"})
 		}
 	}
-	return checks
+	r := &doctorReport{Schema: doctorSchema, Binary: exe, Version: version, Project: store.Root, PluginRoot: pluginRoot, Checks: []doctorCheck{}}
+	for _, ch := range checks {
+		dc := doctorCheck{Name: ch.name, Status: ch.status(), Detail: ch.detail}
+		if dc.Status == "fail" || dc.Status == "warn" {
+			dc.Fix = ch.fix
+		}
+		r.Checks = append(r.Checks, dc)
+	}
+	return r
 }
 
 // hooksCheck: the hooks Claude Code runs must reach this binary.
@@ -188,7 +241,7 @@ func hooksCheck(pluginRoot, exe, projectRoot string) check {
 	}
 	onPath, err := exec.LookPath("orch-hook")
 	if err != nil {
-		return check{name: "hooks", ok: false, detail: settings + " runs orch-hook from PATH, but it is not on PATH", fix: "go install github.com/orch-hook/orch-hook/cmd/orch-hook@latest"}
+		return check{name: "hooks", ok: false, detail: settings + " runs orch-hook from PATH, but it is not on PATH", fix: buildFromClone}
 	}
 	return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs %s from PATH (%d events)", settings, onPath, registered)}
 }
@@ -226,6 +279,10 @@ func stateChecks(store *state.Store) []check {
 	return out
 }
 
+// buildFromClone is how to put the binary on PATH: the module is not
+// published anywhere `go install ...@latest` could fetch it from.
+const buildFromClone = "in a clone of orch-hook, run `make build` and put bin/orch-hook on your PATH (or run `go install ./cmd/orch-hook` there)"
+
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -237,4 +294,26 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " / ")
+}
+
+// twiceCheck: the plugin and an init install both registering orch-hook's
+// hooks for the project make every hook run twice.
+func twiceCheck(getenv func(string) string, root string) check {
+	plugin := install.PluginLoaded(getenv, root)
+	settings := install.HookSettings(root)
+	key := plugin.Key
+	if key == "" {
+		key = install.PluginName + "@<marketplace>"
+	}
+	switch {
+	case plugin.Loaded && len(settings) > 0:
+		return check{name: "twice", ok: true, warn: true,
+			detail: fmt.Sprintf("every orch-hook hook runs twice here: the plugin is on (%s) and %s registers orch-hook's hooks too (orch-hook init)", plugin.Where, strings.Join(settings, " and ")),
+			fix:    fmt.Sprintf("keep one: remove the orch-hook entries from the hooks of %s, or turn the plugin off in this project (claude plugin disable %s --scope local)", strings.Join(settings, " and "), key)}
+	case plugin.Loaded:
+		return check{name: "twice", ok: true, detail: "orch-hook's hooks are registered once, by the plugin (" + plugin.Where + ")"}
+	case len(settings) > 0:
+		return check{name: "twice", ok: true, detail: "orch-hook's hooks are registered once, by " + strings.Join(settings, " and ") + " (the plugin is not on here)"}
+	}
+	return check{name: "twice", ok: true, skip: true, detail: "neither the plugin (by Claude Code's records) nor the project's settings register orch-hook's hooks: nothing runs twice"}
 }

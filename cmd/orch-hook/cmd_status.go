@@ -1,14 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/internal/install"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"github.com/orch-hook/orch-hook/internal/status"
 )
 
@@ -19,7 +17,7 @@ func statusCommand(e *env) *cli.Command {
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
 			projectFlag,
-			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			jsonFlag(status.Schema),
 			&cli.StringFlag{Name: "now", Hidden: true, Usage: "the clock, RFC 3339 (tests)"},
 		},
 		Before: checkProject,
@@ -43,12 +41,7 @@ func statusCommand(e *env) *cli.Command {
 			p := install.CheckProtection(store.Root, e.getenv, nil)
 			r.Protection = &p
 			if c.Bool("json") {
-				b, err := jsonenc.Indent(r)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(e.stdout, string(b))
-				return nil
+				return printJSON(e, r)
 			}
 			status.Text(e.stdout, r, useColor(e))
 			return nil

@@ -6,8 +6,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
+
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/install"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -18,7 +21,7 @@ const (
 	exitError   = 1  // malformed input or a failure; one line on stderr
 	exitBusy    = 3  // the state lock was held by another process for too long
 	exitCorrupt = 4  // the state files need 'orch-hook repair'
-	exitRefused = 5  // refused: a workflow is already active, or a step not allowed now
+	exitRefused = 5  // refused: a workflow is already active, a step not allowed now, or init would replace the user's files
 	exitUsage   = 64 // unknown command or flag, wrong arguments
 )
 
@@ -46,6 +49,7 @@ func exitCode(err error) int {
 		active  *state.ActiveError
 		refused *gates.TransitionError
 		forged  *hooks.ForgedError
+		theirs  *install.ConflictError
 	)
 	switch {
 	case err == nil:
@@ -58,7 +62,7 @@ func exitCode(err error) int {
 		return exitBusy
 	case errors.As(err, &corrupt), errors.As(err, &gone), errors.As(err, &changed), errors.As(err, &key):
 		return exitCorrupt
-	case errors.As(err, &active), errors.As(err, &refused), errors.As(err, &forged):
+	case errors.As(err, &active), errors.As(err, &refused), errors.As(err, &forged), errors.As(err, &theirs):
 		return exitRefused
 	}
 	return exitError
@@ -66,16 +70,102 @@ func exitCode(err error) int {
 
 // printError prints err once, on one line, with its hint when it has one.
 func printError(w io.Writer, err error) {
-	msg := strings.ReplaceAll(err.Error(), "\n", " ")
+	msg, hint := errorText(err)
+	switch {
+	case isUsage(err):
+		msg += " (" + hint + ")"
+	case hint != "":
+		msg += "; " + hint
+	}
+	fmt.Fprintln(w, "orch-hook: "+msg)
+}
+
+// errorText is an error's message on one line and its way forward.
+func errorText(err error) (msg, hint string) {
+	msg = strings.ReplaceAll(err.Error(), "\n", " ")
 	var h hinter
 	if errors.As(err, &h) {
-		msg += "; " + h.Hint()
+		hint = h.Hint()
 	}
 	var usage *usageError
 	if errors.As(err, &usage) {
-		msg += fmt.Sprintf(" (see 'orch-hook %s--help')", usageTopic(usage.msg))
+		hint = fmt.Sprintf("see 'orch-hook %s--help'", usageTopic(usage.msg))
 	}
-	fmt.Fprintln(w, "orch-hook: "+msg)
+	return msg, hint
+}
+
+func isUsage(err error) bool {
+	var usage *usageError
+	return errors.As(err, &usage)
+}
+
+// errorSchema names the object an error is under --json.
+const errorSchema = "orch-hook.error/1"
+
+// jsonError is an error under --json (README, "Exit codes"): a script
+// reading stdout gets one object either way; stderr has the usual line.
+type jsonError struct {
+	Schema   string   `json:"schema"`
+	Error    string   `json:"error"`
+	Hint     string   `json:"hint"`
+	ExitCode int      `json:"exit_code"`
+	Files    []string `json:"files,omitempty"` // init: the files it would replace
+}
+
+// reported is an error whose command already printed its report on
+// stdout (doctor's failed checks): no error object follows it.
+type reported interface{ reportedOnStdout() }
+
+// printJSONError prints err as a jsonError on stdout when args ask one of
+// the JSON commands for --json.
+func printJSONError(w io.Writer, args []string, err error) {
+	var r reported
+	if !jsonRequested(args) || errors.As(err, &r) {
+		return
+	}
+	msg, hint := errorText(err)
+	out := jsonError{Schema: errorSchema, Error: msg, Hint: hint, ExitCode: exitCode(err)}
+	var theirs *install.ConflictError
+	if errors.As(err, &theirs) {
+		out.Files = theirs.Files
+	}
+	if b, jerr := jsonenc.Indent(out); jerr == nil {
+		fmt.Fprintln(w, string(b))
+	}
+}
+
+// jsonCommands print one JSON object with --json, and their errors as one.
+var jsonCommands = map[string]bool{"status": true, "doctor": true, "explain": true, "start": true, "init": true}
+
+// jsonRequested reports `orch-hook [--project DIR] CMD ... --json ...` for
+// a JSON command, read from the raw arguments: a usage error comes before
+// the flags are parsed.
+func jsonRequested(args []string) bool {
+	cmd := ""
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return false
+		}
+		if cmd == "" {
+			switch {
+			case a == "--project" || a == "-project":
+				i++
+			case strings.HasPrefix(a, "-"):
+			default:
+				if !jsonCommands[a] {
+					return false
+				}
+				cmd = a
+			}
+			continue
+		}
+		switch a {
+		case "--json", "-json", "--json=true", "-json=true":
+			return true
+		}
+	}
+	return false
 }
 
 // usageTopic is "<subcommand> " when a usage message starts with one (as

@@ -19,16 +19,32 @@ import (
 func TestMain(m *testing.M) {
 	// Keep the active-workflow markers of the Go tests' subprocesses out of
 	// the user's cache (scripts set their own in Setup).
+	r := &mainRunner{m: m}
 	if filepath.Base(os.Args[0]) != "orch-hook" { // the test process, not a command run by a script
 		if dir, err := os.MkdirTemp("", "orch-hook-test-config-"); err == nil {
 			os.Setenv("XDG_CONFIG_HOME", dir)
+			r.dir = dir
 		}
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(r, map[string]func(){
 		"orch-hook": func() {
 			os.Exit(Main(os.Args, os.Stdin, os.Stdout, os.Stderr, os.Getenv, testCommands()...))
 		},
 	})
+}
+
+// mainRunner runs the tests, then removes TestMain's config directory
+// (testscript.Main ends in os.Exit, so a defer in TestMain would not run).
+type mainRunner struct {
+	m   *testing.M
+	dir string
+}
+
+func (r *mainRunner) Run() int {
+	if r.dir != "" {
+		defer os.RemoveAll(r.dir)
+	}
+	return r.m.Run()
 }
 
 func testCommands() []*cli.Command {
@@ -38,7 +54,11 @@ func testCommands() []*cli.Command {
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
+		Dir: "testdata/script",
+		// Scripts write beside $WORK ($WORK/../outside, a symlink to
+		// $WORK): under a directory of the test's own, all of it is
+		// removed, where testscript's default root would be left behind.
+		WorkdirRoot:         t.TempDir(),
 		RequireExplicitExec: true,
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -51,4 +51,23 @@ func TestDemo(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "src", "ui", "ExportButton.tsx")); err != nil {
 		t.Errorf("the implementer's allowed Write was not applied: %v", err)
 	}
+
+	// Without -dir (as `make demo` runs it), the demo removes its scratch
+	// project, and keeps the workflow's marker and key out of the user's
+	// config directory.
+	tmp, config := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("XDG_CONFIG_HOME", config)
+	os.Stdout, _ = os.Open(os.DevNull)
+	err = run(bin, "testdata/session.jsonl", "")
+	os.Stdout.Close()
+	os.Stdout = saved
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{tmp, config} {
+		if left, _ := os.ReadDir(d); len(left) > 0 {
+			t.Errorf("the demo left %s in %s", left[0].Name(), d)
+		}
+	}
 }

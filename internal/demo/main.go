@@ -20,7 +20,7 @@ import (
 func main() {
 	bin := flag.String("bin", "bin/orch-hook", "the orch-hook binary")
 	session := flag.String("session", "internal/demo/testdata/session.jsonl", "the recorded session")
-	dir := flag.String("dir", "", "the scratch project (default: a new temp dir)")
+	dir := flag.String("dir", "", "the scratch project, kept afterwards (default: a new temp dir, removed at the end)")
 	flag.Parse()
 	if err := run(*bin, *session, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
@@ -64,17 +64,33 @@ func run(bin, sessionFile, dir string) error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("%s: %w (run make build first)", bin, err)
 	}
+	env := os.Environ()
+	kept := ""
 	if dir == "" {
-		if dir, err = os.MkdirTemp("", "orch-hook-demo-"); err != nil {
+		// A scratch project and, beside it, the config directory the
+		// hooks keep the workflow's marker and key in: both go at the end,
+		// so a demo leaves nothing in /tmp or the user's ~/.config.
+		root, err := os.MkdirTemp("", "orch-hook-demo-")
+		if err != nil {
 			return err
 		}
+		defer os.RemoveAll(root)
+		dir = filepath.Join(root, "project")
+		config := filepath.Join(root, "config")
+		for _, d := range []string{dir, config} {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return err
+			}
+		}
+		env = append(env, "XDG_CONFIG_HOME="+config)
+		kept = " (removed at the end; -dir DIR keeps one)"
 	}
 	f, err := os.Open(sessionFile)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fmt.Printf("Replaying %s through %s\nin the scratch project %s\n\n", sessionFile, bin, dir)
+	fmt.Printf("Replaying %s through %s\nin the scratch project %s%s\n\n", sessionFile, bin, dir, kept)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for n := 1; sc.Scan(); n++ {
@@ -85,7 +101,7 @@ func run(bin, sessionFile, dir string) error {
 		}
 		cmd := exec.Command(bin, "hook", p.Event)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+dir)
+		cmd.Env = append(env, "CLAUDE_PROJECT_DIR="+dir)
 		cmd.Stdin = bytes.NewReader(line)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -126,6 +142,7 @@ func run(bin, sessionFile, dir string) error {
 	fmt.Println("\n$ orch-hook status")
 	status := exec.Command(bin, "status")
 	status.Dir = dir
+	status.Env = env
 	status.Stdout, status.Stderr = os.Stdout, os.Stderr
 	return status.Run()
 }

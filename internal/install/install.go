@@ -6,13 +6,18 @@ package install
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/templates"
 )
 
@@ -21,13 +26,25 @@ type Change struct {
 	Path string // relative to the project root
 	Old  []byte // nil when the file is new
 	New  []byte
+	// Theirs: the file is the user's (not one init wrote, or changed
+	// since): it is replaced only with --force, its content kept in Backup.
+	Theirs bool
+	Backup string // relative to the root; set by Force
 }
 
-// Plan computes what `orch-hook init` would write in root.
+// Plan computes what `orch-hook init` would write in root. The settings
+// files are merged (every other key kept); any other file that exists and
+// differs is the user's (Theirs) unless it is one init wrote, unchanged
+// since (Ours).
 func Plan(root string) ([]Change, error) {
 	files, err := templates.Render(templates.Init)
 	if err != nil {
 		return nil, err
+	}
+	plain := map[string][]byte{}
+	for p, b := range files {
+		plain[p] = b
+		files[p] = Stamp(b)
 	}
 	settingsPath := filepath.Join(".claude", "settings.json")
 	old, err := os.ReadFile(filepath.Join(root, settingsPath))
@@ -56,17 +73,135 @@ func Plan(root string) ([]Change, error) {
 		if os.IsNotExist(err) {
 			cur = nil
 		}
-		changes = append(changes, Change{Path: p, Old: cur, New: files[p]})
+		// An unstamped file equal to what init renders today was written
+		// by an init from before the stamp: init's too.
+		theirs := cur != nil && p != settingsPath && !Ours(cur) && !bytes.Equal(cur, plain[p])
+		changes = append(changes, Change{Path: p, Old: cur, New: files[p], Theirs: theirs})
 	}
 	return changes, nil
 }
 
-// Apply writes the changes.
+// stampPrefix starts the line init adds to every Markdown file it writes,
+// right below the frontmatter's opening "---": a YAML comment, which
+// Claude Code does not read and the model never sees. It names the hash
+// of the rest of the file, so that a later init tells a file it wrote,
+// unchanged since (replaced on upgrade), from one the user wrote or
+// edited (kept unless --force).
+const stampPrefix = "# orch-hook init wrote this file; it replaces it on upgrade while it is unchanged: sha256:"
+
+// Stamp adds init's line to rendered Markdown (which opens with "---").
+func Stamp(b []byte) []byte {
+	head, rest, ok := bytes.Cut(b, []byte("\n"))
+	if !ok || string(head) != "---" {
+		return b
+	}
+	var out bytes.Buffer
+	out.Write(head)
+	out.WriteString("\n" + stampPrefix + stampHash(b) + "\n")
+	out.Write(rest)
+	return out.Bytes()
+}
+
+// Ours reports a file carrying init's stamp whose hash matches the rest of
+// it: written by init (any version) and not changed since. Line endings do
+// not count, so a checkout that turned them into CRLF is still init's.
+func Ours(b []byte) bool {
+	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	head, rest, ok := bytes.Cut(b, []byte("\n"))
+	if !ok || string(head) != "---" {
+		return false
+	}
+	line, body, ok := bytes.Cut(rest, []byte("\n"))
+	sum, found := bytes.CutPrefix(line, []byte(stampPrefix))
+	if !ok || !found {
+		return false
+	}
+	// A new slice: appending to head would write over b, sum included.
+	rest = make([]byte, 0, len(head)+1+len(body))
+	rest = append(append(append(rest, head...), '\n'), body...)
+	return string(sum) == stampHash(rest)
+}
+
+func stampHash(b []byte) string {
+	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ConflictError: init would replace files of the user's own.
+type ConflictError struct{ Files []string }
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("init would replace %d file(s) it did not write, or that were changed since it wrote them: %s; nothing was written", len(e.Files), strings.Join(e.Files, ", "))
+}
+
+// Hint says how to go on.
+func (e *ConflictError) Hint() string {
+	return "`orch-hook init --force` replaces them and keeps each one's content as <file>.bak (<file>.bak.1, .bak.2, ... when that exists); `orch-hook init --force --dry-run` shows the change first"
+}
+
+// Conflicts is a ConflictError naming the changes that replace the
+// user's files, or nil.
+func Conflicts(changes []Change) error {
+	var files []string
+	for _, c := range changes {
+		if c.Theirs {
+			files = append(files, c.Path)
+		}
+	}
+	if files == nil {
+		return nil
+	}
+	return &ConflictError{Files: files}
+}
+
+// Force names where each of the user's files replaced is kept: <file>.bak,
+// else the first free <file>.bak.N. A backup is never overwritten.
+func Force(root string, changes []Change) ([]Change, error) {
+	taken := map[string]bool{}
+	for _, c := range changes {
+		taken[c.Path] = true
+	}
+	for i := range changes {
+		if !changes[i].Theirs {
+			continue
+		}
+		for n := 0; ; n++ {
+			name := changes[i].Path + ".bak"
+			if n > 0 {
+				name += fmt.Sprintf(".%d", n)
+			}
+			_, err := os.Lstat(filepath.Join(root, name))
+			if errors.Is(err, fs.ErrNotExist) && !taken[name] {
+				changes[i].Backup, taken[name] = name, true
+				break
+			}
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+		}
+	}
+	return changes, nil
+}
+
+// Apply writes the changes, each user's file kept first in its Backup
+// (created, never overwritten). A change replacing a user's file without
+// a backup is refused before anything is written.
 func Apply(root string, changes []Change) error {
+	for _, c := range changes {
+		if c.Theirs && c.Backup == "" {
+			return Conflicts([]Change{c})
+		}
+	}
 	for _, c := range changes {
 		full := filepath.Join(root, c.Path)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return err
+		}
+		if c.Backup != "" {
+			if err := keep(full, filepath.Join(root, c.Backup), c.Old); err != nil {
+				return err
+			}
 		}
 		tmp := full + ".orch-hook-tmp"
 		if err := os.WriteFile(tmp, c.New, 0o644); err != nil {
@@ -77,6 +212,24 @@ func Apply(root string, changes []Change) error {
 		}
 	}
 	return nil
+}
+
+// keep writes old, the content of file, to backup, with file's mode; an
+// existing backup is an error, never overwritten.
+func keep(file, backup string, old []byte) error {
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(file); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	f, err := os.OpenFile(backup, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(old); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // isOurs recognizes an orch-hook hook entry, whatever version wrote it.
@@ -202,51 +355,38 @@ func encodeObject(keys []string, values map[string]json.RawMessage) ([]byte, err
 	return b.Bytes(), nil
 }
 
-// Diff renders a change as a unified-style line diff.
-func Diff(c Change) string {
+// Patch renders the changes as one patch git apply takes (from the project
+// root): each file in git's format, a user's file kept in its backup shown
+// as the backup's creation before the file's replacement.
+func Patch(changes []Change) string {
 	var b strings.Builder
-	from := "a/" + c.Path
-	if c.Old == nil {
-		from = "/dev/null"
-	}
-	fmt.Fprintf(&b, "--- %s\n+++ b/%s\n", from, c.Path)
-	old := splitLines(c.Old)
-	now := splitLines(c.New)
-	// Longest common subsequence, enough for files of a few hundred lines.
-	lcs := make([][]int, len(old)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(now)+1)
-	}
-	for i := len(old) - 1; i >= 0; i-- {
-		for j := len(now) - 1; j >= 0; j-- {
-			if old[i] == now[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
+	for _, c := range changes {
+		if c.Backup != "" {
+			b.WriteString(filePatch(c.Backup, nil, c.Old))
 		}
-	}
-	i, j := 0, 0
-	for i < len(old) || j < len(now) {
-		switch {
-		case i < len(old) && j < len(now) && old[i] == now[j]:
-			i, j = i+1, j+1
-		case j < len(now) && (i == len(old) || lcs[i][j+1] >= lcs[i+1][j]):
-			b.WriteString("+" + now[j] + "\n")
-			j++
-		default:
-			b.WriteString("-" + old[i] + "\n")
-			i++
-		}
+		b.WriteString(filePatch(c.Path, c.Old, c.New))
 	}
 	return b.String()
 }
 
-func splitLines(b []byte) []string {
-	if len(b) == 0 {
-		return nil
+// filePatch is one file's diff from old (nil: no file) to new, with git's
+// header (which also lets git apply create an empty file).
+func filePatch(path string, old, new []byte) string {
+	header := fmt.Sprintf("diff --git a/%s b/%s\n", path, path)
+	if old == nil {
+		header += "new file mode 100644\n"
 	}
-	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	return header + Diff(Change{Path: path, Old: old, New: new})
+}
+
+// Diff renders one change as a unified diff (from /dev/null for a new
+// file).
+func Diff(c Change) string {
+	from := "a/" + c.Path
+	if c.Old == nil {
+		from = "/dev/null"
+	}
+	return gates.Patch(from, "b/"+c.Path, string(c.Old), string(c.New))
 }
 
 // marshal encodes without HTML escaping: settings.json holds shell lines
