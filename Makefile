@@ -4,7 +4,7 @@
 
 GO       ?= go
 # The plugin's version (.claude-plugin/plugin.json) is the binary's: the
-# plugin bootstrap rebuilds a binary whose version differs.
+# hooks run ${CLAUDE_PLUGIN_DATA}/bin/<version>/orch-hook.
 VERSION  ?= $(shell sed -n 's/.*"version"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' .claude-plugin/plugin.json | head -n 1)
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 # The flags a release binary is built with (internal/release): make build

@@ -265,6 +265,11 @@ func TestArchiveInstall(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(project, "src", "greet.txt")); err == nil {
 		c.errorf("the denied implementer ran")
 	}
+	// The plugin's commands (and the model's Bash, which has the plugin's
+	// bin/ on PATH) reach it as bin/orch-hook in the plugin root.
+	if real, err := filepath.EvalSymlinks(filepath.Join(filepath.Dir(shipped), "orch-hook")); err != nil || real != bin {
+		c.errorf("bin/orch-hook in the installed plugin resolves to %q (%v), want %s", real, err, bin)
+	}
 	// The installed binary also serves the terminal (README: run the CLI
 	// from a terminal).
 	if got := workflowState(statusOf(t, filepath.Dir(filepath.Dir(filepath.Dir(bin))), project, bin)); got != "3" {

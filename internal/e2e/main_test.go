@@ -16,5 +16,11 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
+	// The plugin copies pluginCopy built for the whole run.
+	buildMu.Lock()
+	for _, d := range built {
+		os.RemoveAll(d)
+	}
+	buildMu.Unlock()
 	os.Exit(code)
 }
