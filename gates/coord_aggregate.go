@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Supervisor aggregation rules and thresholds (seed 003).
+// Supervisor aggregation rules and thresholds (README, "Supervisors").
 const (
 	// MaxSummaryWords bounds the aggregated summary ("50-100 words").
 	MaxSummaryWords = 100
@@ -18,18 +18,18 @@ const (
 	// DurationTolerance is how far total_duration_ms may be from the
 	// workers' observed durations (10%).
 	DurationTolerance = 0.10
-	// CharsPerToken is the seed's token estimate: characters / 4.
+	// CharsPerToken is the token estimate: characters / 4.
 	CharsPerToken = 4
 	// ContextTokensFactor is how far context_tokens may be from the
 	// estimate: between estimate/2 and estimate*2.
 	ContextTokensFactor = 2
 	// ContextReductionTarget is the context reduction (percent) below which
-	// orch-hook warns (seed 003: "Validate >= 90% reduction"). It is a
-	// warning only, not a rule of CheckAggregation.
+	// orch-hook warns. It is a warning only, not a rule of
+	// CheckAggregation.
 	ContextReductionTarget = 90.0
 	// MinSuccessfulWorkers is how many workers must succeed for a
-	// supervisor with failed workers to continue (seed 003: "2/3 workers
-	// succeed").
+	// supervisor with failed workers to continue (two of three workers
+	// succeeding is enough).
 	MinSuccessfulWorkers = 2
 )
 
@@ -42,19 +42,17 @@ const (
 //  1. summary is not empty and has at most MaxSummaryWords words.
 //  2. key_findings has at most MaxKeyFindings entries.
 //  3. total_duration_ms is within DurationTolerance (10%) of the sum of the
-//     workers' recorded durations (seed 003's formula, "map(.duration_ms) |
-//     add") or of the longest one (the wall-clock time of a parallel run),
+//     workers' recorded durations or of the longest one (the wall-clock
+//     time of a parallel run),
 //     over the completed workers or over every worker with a recorded
 //     duration. An implementation result that reports
 //     sequential_duration_ms instead must have it within 10% of the sum.
 //     Skipped when no worker has a recorded duration.
 //  4. context_tokens is within a factor ContextTokensFactor (2) of the
 //     estimate: the characters of the result's JSON, without the
-//     whitespace between tokens, divided by CharsPerToken (4), rounded up.
-//     (Seed 003's own example, 950 tokens for an object of about 1,150
-//     characters, fits neither this nor its jq formula, summary length / 4;
-//     the estimate is the issue's: characters / 4 of the aggregated
-//     metadata.)
+//     whitespace between tokens, divided by CharsPerToken (4), rounded up:
+//     characters / 4 of the whole aggregated metadata, not of the summary
+//     alone.
 //  5. every reports_created path is the output path of a worker (its
 //     REPORT_CREATED line), listed once; paths compare after
 //     filepath.Clean, so pass both in the same form (absolute).
@@ -191,7 +189,7 @@ func withinAny(x int64, candidates ...int64) bool {
 func percentOf(f float64) int { return int(math.Round(f * 100)) }
 
 // ContextReduction is the context reduction of a supervisor in percent
-// (seed 003's validate_context_reduction): (reports - aggregated) /
+// (README, "Supervisors"): (reports - aggregated) /
 // reports * 100, where reports is the sum of reportBytes (the full worker
 // outputs the orchestrator did not read) and aggregatedChars the size of
 // the aggregated metadata it did (SupervisorResult.AggregatedChars). Both
@@ -209,14 +207,14 @@ func ContextReduction(reportBytes map[string]int, aggregatedChars int) float64 {
 	return float64(total-aggregatedChars) / float64(total) * 100
 }
 
-// PartialFailure decides what a supervisor's worker outcomes allow (seed
-// 003, "Partial Failure Handling"). Every worker not completed is a
-// failure, described as in the seed: "Failed: <topic> (<error>)" (a worker
+// PartialFailure decides what a supervisor's worker outcomes allow
+// (README, "Supervisors"). Every worker not completed is a failure,
+// described as "Failed: <topic> (<error>)" (a worker
 // still in progress when the supervisor returned did not finish). proceed
 // is true when no worker failed, or when at least MinSuccessfulWorkers
 // completed (the failures are then recorded as partial_failures); it is
-// false when fewer completed (none, or one beside failures: the seed only
-// continues from 2 successes) or when no worker was recorded, and failures
+// false when fewer completed (none, or one beside failures: a supervisor
+// continues only from 2 successes) or when no worker was recorded, and failures
 // are then the state's errors.
 func PartialFailure(workers []WorkerRecord) (proceed bool, failures []string) {
 	if len(workers) == 0 {
@@ -248,7 +246,7 @@ func PartialFailure(workers []WorkerRecord) (proceed bool, failures []string) {
 }
 
 // TimeSavings compares parallel and sequential execution of implementation
-// tracks (seed 003: 70000 ms sequential, 30000 ms parallel, 57%).
+// tracks (70000 ms sequential, 30000 ms parallel: 57%).
 // sequential is the sum of the tracks' durations; parallel is wallMs, the
 // observed wall-clock time from the first launch to the last return, or
 // the longest duration when wallMs is 0 or less; percent is (sequential -
@@ -276,7 +274,8 @@ var (
 )
 
 // TrackDependencies reads the phases or tracks of a plan and their
-// dependencies, as in seed 000's plan: a heading "### Phase N: Title" (or
+// dependencies (README, "Supervisors": implementation tracks are the
+// plan's phases): a heading "### Phase N: Title" (or
 // "## Track N - Title", "**Phase N**:") followed, before the next heading
 // of a phase or track, by a line "dependencies: [N, M]" ("[]" for none;
 // "**Dependencies**: [phase 1]" reads as [1]). Every phase or track found

@@ -9,7 +9,7 @@ import (
 
 const seedReports = "/home/user/.config/.claude/specs/042_auth/reports/"
 
-// seedWorkers are seed 003's four research workers.
+// seedWorkers are the four research workers of seedAggregated.
 func seedWorkers() []WorkerRecord {
 	return []WorkerRecord{
 		{WorkerID: "research_specialist_1", Topic: "authentication patterns", Status: WorkerCompleted, OutputPath: seedReports + "001_authentication_patterns.md", DurationMs: 12000},
@@ -22,13 +22,13 @@ func seedWorkers() []WorkerRecord {
 func seedReportBytes() map[string]int {
 	m := map[string]int{}
 	for _, w := range seedWorkers() {
-		m[w.OutputPath] = 10000 // ~2,500 tokens each (seed 003)
+		m[w.OutputPath] = 10000 // ~2,500 tokens each
 	}
 	return m
 }
 
-// seedResult is seed 003's aggregated metadata with context_tokens set to
-// the characters/4 estimate (the seed's 950 is not one; see
+// seedResult is seedAggregated with context_tokens set to the
+// characters/4 estimate (its 950 is not one; see
 // TestCheckAggregationSeedExample).
 func seedResult(t *testing.T) *SupervisorResult {
 	t.Helper()
@@ -41,9 +41,9 @@ func seedResult(t *testing.T) *SupervisorResult {
 
 func TestCheckAggregationSeedExample(t *testing.T) {
 	if v := CheckAggregation(seedResult(t), seedWorkers(), seedReportBytes()); v != nil {
-		t.Errorf("seed example with context_tokens 290: %q", v)
+		t.Errorf("the example with context_tokens 290: %q", v)
 	}
-	// The seed's own numbers: the duration (the sum, 43500) holds; 950
+	// The example's own numbers: the duration (the sum, 43500) holds; 950
 	// tokens for ~1,150 characters does not.
 	res, _, err := ParseSupervisor("SUPERVISOR_COMPLETE: " + seedAggregated)
 	if err != nil {
@@ -204,7 +204,7 @@ func TestContextReduction(t *testing.T) {
 		agg   int
 		want  float64
 	}{
-		{"seed 003: 10,000 -> 500 tokens", map[string]int{"a": 10000, "b": 10000, "c": 10000, "d": 10000}, 2000, 95},
+		{"10,000 -> 500 tokens", map[string]int{"a": 10000, "b": 10000, "c": 10000, "d": 10000}, 2000, 95},
 		{"exactly the target", map[string]int{"a": 1000}, 100, 90},
 		{"below the target", map[string]int{"a": 1000}, 500, 50},
 		{"no reports", nil, 100, 0},
@@ -234,7 +234,7 @@ func TestPartialFailure(t *testing.T) {
 	}{
 		{"all succeed", []WorkerRecord{ok("a"), ok("b"), ok("c")}, true, nil},
 		{"a single worker succeeds", []WorkerRecord{ok("a")}, true, nil},
-		{"2/3 succeed (seed 003)", []WorkerRecord{ok("a"), bad("b", "timeout"), ok("c")}, true, []string{"Failed: b (timeout)"}},
+		{"2/3 succeed", []WorkerRecord{ok("a"), bad("b", "timeout"), ok("c")}, true, []string{"Failed: b (timeout)"}},
 		{"2/4 succeed", []WorkerRecord{bad("a", "x"), ok("b"), ok("c"), bad("d", "y")}, true, []string{"Failed: a (x)", "Failed: d (y)"}},
 		{"1/3 succeed", []WorkerRecord{ok("a"), bad("b", "timeout"), bad("c", "no report")}, false, []string{"Failed: b (timeout)", "Failed: c (no report)"}},
 		{"1/2 succeed", []WorkerRecord{bad("a", "x"), ok("b")}, false, []string{"Failed: a (x)"}},
@@ -263,8 +263,8 @@ func TestTimeSavings(t *testing.T) {
 		seq, par  int64
 		percent   int
 	}{
-		{"seed 003 implementation: 57%", []int64{25000, 30000, 15000}, 0, 70000, 30000, 57},
-		{"seed 003 research: max as parallel", []int64{12000, 10500, 11200, 9800}, 0, 43500, 12000, 72},
+		{"implementation: 57%", []int64{25000, 30000, 15000}, 0, 70000, 30000, 57},
+		{"research: max as parallel", []int64{12000, 10500, 11200, 9800}, 0, 43500, 12000, 72},
 		{"observed wall clock", []int64{25000, 30000, 15000}, 35000, 70000, 35000, 50},
 		{"one track", []int64{5000}, 0, 5000, 5000, 0},
 		{"no tracks", nil, 0, 0, 0, 0},
@@ -280,8 +280,9 @@ func TestTimeSavings(t *testing.T) {
 	}
 }
 
-// seedPlan is the shape of seed 000's plan: phases with dependencies lines,
-// checklists mentioning other phases, and code blocks.
+// seedPlan is the shape of a coordinate plan with implementation tracks:
+// phases with dependencies lines, checklists mentioning other phases, and
+// code blocks.
 const seedPlan = "# Plan\n\n## Implementation Phases\n\n" +
 	"### Phase 1: State Machine Foundation Library\ndependencies: []\n\n**Objective**: x\n\n```bash\n### Phase 9: not a phase\ndependencies: [1]\n```\n\n" +
 	"### Phase 2: Checkpoint Schema v2.0 Integration\ndependencies: [1]\n\n- [ ] **Phase 3**: mentioned in a checklist\n**Phase 1 Completion Requirements**:\n\n" +

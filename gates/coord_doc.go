@@ -1,18 +1,18 @@
 package gates
 
 // The coord_*.go files are the pure building blocks of the coordinate
-// workflow (seeds 000, 002 and 003; issue 6): the 8-state /coordinate
+// workflow (README, "The coordinate workflow"): the 8-state /coordinate
 // orchestrator and its hierarchical supervisors. Like the rest of this
 // package they do no I/O: they are functions over strings and data, and the
 // caller (package hooks, `orch-hook start --workflow coordinate`) reads the
 // files, the directory listings and the hook events and passes them in.
 //
-//   - Initialization (seed 002, "STEP 1" and "STEP 2"): DetectScope picks
+//   - Initialization (README, "Scope detection", "Topic names"): DetectScope picks
 //     the workflow scope from the description; TopicName sanitizes the
 //     description into the topic name; NextTopicNumber and TopicDir give
 //     the idempotent NNN_<topic> directory; ArtifactPaths pre-calculates the
 //     report, plan, debug and summary paths once.
-//   - Research (seed 002, "Research Complexity Detection"): Complexity
+//   - Research (README, "Research complexity"): Complexity
 //     counts the research topics and Hierarchical says whether they go
 //     through research-sub-supervisor (>= 4) or research-specialists
 //     directly.
@@ -25,7 +25,7 @@ package gates
 //     CoordEnv.Hash); checkWriter accepts a reported artifact only when
 //     its own agent (or a supervisor's worker) wrote it and it is
 //     unchanged since.
-//   - Supervisors (seed 003): SupervisorState, WorkerRecord and
+//   - Supervisors (README, "Supervisors"): SupervisorState, WorkerRecord and
 //     SupervisorResult in the checkpoint v2.0 supervisor_state schema;
 //     CheckAggregation (the aggregation rules), ContextReduction,
 //     PartialFailure, TimeSavings, TrackDependencies and TrackBlockedBy.

@@ -10,7 +10,7 @@ import (
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
-// The coordinate workflow's states (seed 000).
+// The coordinate workflow's states (README, "The coordinate workflow").
 const (
 	CInitialize = "initialize"
 	CResearch   = "research"
@@ -36,7 +36,7 @@ const (
 	TestSpecialist     = "test-specialist"
 	DebugAnalyst       = "debug-analyst"
 	DocWriter          = "doc-writer"
-	MaxDebugRetries    = 2 // debug -> test retries per workflow (seed 002)
+	MaxDebugRetries    = 2 // debug -> test retries per workflow (README, "Scopes")
 )
 
 // CoordAgents lists the coordinate workflow's agents.
@@ -71,10 +71,10 @@ const (
 	GuardDebugUsed         = "debug retries = 2 (complete, failure recorded)"
 )
 
-// CoordTransitions is seed 000's coordinate table, with the edges each
-// scope's path takes. The seed is loose about debug-only (no edge reaches
-// debug without implement and test): its path here is research -> debug ->
-// test, and test PASS ends it (there is no document step).
+// CoordTransitions is the coordinate workflow's table, with the edges each
+// scope's path takes (README, "Scopes"). debug-only skips implement: its
+// path is research -> debug -> test, and test PASS ends it (there is no
+// document step).
 var CoordTransitions = []Transition{
 	{From: CInitialize, To: CResearch, On: "initialized"},
 	{From: CResearch, To: CComplete, On: OnResearchVerified, Guard: GuardScopeResearchOnly},

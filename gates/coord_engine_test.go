@@ -351,7 +351,7 @@ func TestCoordFireRefused(t *testing.T) {
 		scope, state, trigger string
 		guard                 bool // a row matched but its guard failed
 	}{
-		{ScopeFullImplementation, CInitialize, OnImplemented, false}, // seed 000: initialize -> implement is refused
+		{ScopeFullImplementation, CInitialize, OnImplemented, false}, // initialize -> implement is refused
 		{ScopeFullImplementation, CResearch, OnTestsPass, false},
 		{ScopeFullImplementation, CPlan, OnSummaryVerified, false},
 		{ScopeFullImplementation, CImplement, OnPlanVerified, false},

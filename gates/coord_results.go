@@ -10,7 +10,8 @@ import (
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
-// Result lines of the coordinate workflow's agents (seeds 002 and 003).
+// Result lines of the coordinate workflow's agents (README, "Verification"
+// and "Supervisors").
 const (
 	// LineReportCreated ends every research worker: "REPORT_CREATED: <path>".
 	LineReportCreated = "REPORT_CREATED:"
@@ -28,14 +29,14 @@ const (
 	LineTestsFail = "TESTS: FAIL"
 )
 
-// Worker statuses (seed 003: completed, failed, in_progress).
+// Worker statuses as stored in supervisor_state.
 const (
 	WorkerCompleted  = "completed"
 	WorkerFailed     = "failed"
 	WorkerInProgress = "in_progress"
 )
 
-// Keys of supervisor_state in checkpoint v2.0 (seed 003).
+// Keys of supervisor_state in checkpoint v2.0 (README, "Supervisors").
 const (
 	SupervisorKeyResearch       = "research_supervisor"
 	SupervisorKeyImplementation = "implementation_supervisor"
@@ -43,7 +44,7 @@ const (
 )
 
 // WorkerRecord is one worker of a supervisor as orch-hook observed it from
-// the worker's own hook events (seed 003: workers[] of a research
+// the worker's own hook events (stored as workers[] of a research
 // supervisor, tracks[] of an implementation supervisor, stages[].workers[]
 // of a testing supervisor). Research workers set Topic, implementation
 // tracks TrackID and TrackName.
@@ -71,8 +72,8 @@ func (w WorkerRecord) label() string {
 	return "unnamed worker"
 }
 
-// SupervisorStage is one sequential stage of a testing supervisor (seed
-// 003: generation -> execution -> validation), its workers parallel.
+// SupervisorStage is one sequential stage of a testing supervisor
+// (generation -> execution -> validation), its workers parallel.
 type SupervisorStage struct {
 	StageID    string         `json:"stage_id"`
 	StageName  string         `json:"stage_name,omitempty"`
@@ -82,7 +83,7 @@ type SupervisorStage struct {
 }
 
 // SupervisorState is one entry of checkpoint v2.0's supervisor_state
-// (seed 003), keyed by SupervisorKeyResearch, SupervisorKeyImplementation
+// (README, "Supervisors"), keyed by SupervisorKeyResearch, SupervisorKeyImplementation
 // or SupervisorKeyTesting: the supervisor, the workers orch-hook recorded,
 // and the aggregated metadata the supervisor returned.
 type SupervisorState struct {
@@ -97,8 +98,8 @@ type SupervisorState struct {
 
 // SupervisorResult is the JSON a supervisor ends with after
 // SUPERVISOR_COMPLETE: (or SUPERVISOR_FAILED:), stored as
-// aggregated_metadata: the fields of seed 003's research, implementation
-// and testing aggregated metadata, each set by the supervisors it applies
+// aggregated_metadata: the fields of the research, implementation and
+// testing supervisors' aggregated metadata, each set by the supervisors it applies
 // to. Raw is the JSON as the supervisor wrote it (not stored).
 type SupervisorResult struct {
 	SupervisorID     string   `json:"supervisor_id,omitempty"`
@@ -111,8 +112,8 @@ type SupervisorResult struct {
 	TotalDurationMs  int64    `json:"total_duration_ms,omitempty"`
 	ContextTokens    int      `json:"context_tokens,omitempty"`
 	// PartialFailures lists the failed workers when at least two succeeded
-	// (seed 003 writes one string, "Failed: <topic> (<error>); ..."; both
-	// forms are read).
+	// (a list, or one string "Failed: <topic> (<error>); ..."; both forms
+	// are read).
 	PartialFailures FailureList `json:"partial_failures,omitempty"`
 	// Errors are the workers' errors of SUPERVISOR_FAILED.
 	Errors []string `json:"errors,omitempty"`
@@ -134,8 +135,8 @@ type SupervisorResult struct {
 	Raw string `json:"-"`
 }
 
-// FailureList is a list of failure descriptions that also reads seed 003's
-// single string joined with "; ".
+// FailureList is a list of failure descriptions that also reads a single
+// string joined with "; ".
 type FailureList []string
 
 // UnmarshalJSON reads an array of strings, or one string split at "; ".

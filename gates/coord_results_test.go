@@ -35,8 +35,9 @@ func TestParseReportCreated(t *testing.T) {
 	}
 }
 
-// seedAggregated is seed 003's research aggregated_metadata, as a
-// supervisor would return it.
+// seedAggregated is the example the supervisor tests start from: a
+// research supervisor's aggregated_metadata for four authentication
+// topics, as a supervisor would return it (README, "Supervisors").
 const seedAggregated = `{
         "topics_researched": 4,
         "reports_created": [
@@ -61,7 +62,7 @@ const seedAggregated = `{
       }`
 
 func TestParseSupervisor(t *testing.T) {
-	t.Run("seed 003 completion signal, multi-line", func(t *testing.T) {
+	t.Run("completion signal, multi-line", func(t *testing.T) {
 		text := "All four workers returned.\n\nSUPERVISOR_COMPLETE: {\n  \"supervisor_id\": \"research_sub_supervisor_20251107_143030\",\n  \"topics_researched\": 4,\n  \"reports_created\": [\"path1.md\", \"path2.md\", \"path3.md\", \"path4.md\"],\n  \"summary\": \"Combined 50-word summary\",\n  \"key_findings\": [\"finding1\", \"finding2\", \"finding3\", \"finding4\"]\n}\n"
 		res, failed, err := ParseSupervisor(text)
 		if err != nil || failed {
@@ -98,7 +99,7 @@ func TestParseSupervisor(t *testing.T) {
 			t.Errorf("testing %+v", res)
 		}
 	})
-	t.Run("partial_failures as the seed's string or as a list", func(t *testing.T) {
+	t.Run("partial_failures as one string or as a list", func(t *testing.T) {
 		res, _, err := ParseSupervisor(`SUPERVISOR_COMPLETE: {"summary":"s","partial_failures":"Failed: session management (timeout); Failed: password security (no report)"}`)
 		if err != nil {
 			t.Fatal(err)
@@ -170,7 +171,7 @@ func TestParseSupervisor(t *testing.T) {
 			t.Errorf("want ErrNoSupervisorLine, got %v", err)
 		}
 	})
-	t.Run("round trip keeps the seed's names", func(t *testing.T) {
+	t.Run("round trip keeps the field names", func(t *testing.T) {
 		res, _, err := ParseSupervisor("SUPERVISOR_COMPLETE: " + seedAggregated)
 		if err != nil {
 			t.Fatal(err)
@@ -189,8 +190,8 @@ func TestParseSupervisor(t *testing.T) {
 }
 
 func TestSupervisorStateSchema(t *testing.T) {
-	// Seed 003's research_supervisor entry decodes and re-encodes with the
-	// same field names.
+	// A research_supervisor entry of supervisor_state decodes and
+	// re-encodes with the same field names.
 	entry := `{
       "supervisor_id": "research_sub_supervisor_20251107_143030",
       "supervisor_name": "research-sub-supervisor",

@@ -6,7 +6,7 @@ import (
 	"unicode"
 )
 
-// Workflow scopes of the coordinate workflow (seed 002, sm_init). Each ends
+// Workflow scopes of the coordinate workflow (README, "Scopes"). Each ends
 // the workflow at its terminal state (ScopeTerminal).
 const (
 	ScopeResearchOnly       = "research-only"
@@ -16,11 +16,12 @@ const (
 	ScopeDebugOnly          = "debug-only"
 )
 
-// Scopes lists the five scopes in the order the seeds name them.
+// Scopes lists the five scopes in the order of the README's table
+// (README, "Scopes").
 var Scopes = []string{ScopeResearchOnly, ScopeResearchAndPlan, ScopeResearchAndRevise, ScopeFullImplementation, ScopeDebugOnly}
 
-// ScopeTerminal maps each scope to its terminal state as in seed 002's
-// sm_init: research-only ends after research, research-and-plan and
+// ScopeTerminal maps each scope to its terminal state (README, "Scopes"):
+// research-only ends after research, research-and-plan and
 // research-and-revise after plan, debug-only after debug, and
 // full-implementation at complete.
 var ScopeTerminal = map[string]string{
@@ -330,17 +331,17 @@ func baseForms(w string) []string {
 	return forms
 }
 
-// Research complexity (seed 002, coordinate.md lines 302-318).
+// Research complexity (README, "Research complexity").
 const (
 	// ComplexityBase is the number of research topics before adjustments.
 	ComplexityBase = 2
-	// MinResearchTopics and MaxResearchTopics clamp Complexity: seed 002
-	// pre-calculates four report paths (REPORT_PATH_0..3) and launches "1 to
-	// RESEARCH_COMPLEXITY" agents.
+	// MinResearchTopics and MaxResearchTopics clamp Complexity: research
+	// launches at least one research-specialist, and at most four report
+	// paths are pre-calculated.
 	MinResearchTopics = 1
 	MaxResearchTopics = 4
 	// HierarchicalThreshold is the topic count from which research goes
-	// through research-sub-supervisor (seeds 002 and 003: >= 4).
+	// through research-sub-supervisor (README, "Research complexity").
 	HierarchicalThreshold = 4
 )
 
@@ -352,8 +353,8 @@ var (
 	complexityMinusOne = lazyRegexp(`(?is)\b(fix|fixes|fixing|update|updates|updating|modify|modifies|modifying)\b.*\b(one|single|small)\b`)
 )
 
-// Complexity estimates the number of research topics for a description, as
-// in seed 002 (coordinate.md lines 302-318). Matching is case-insensitive
+// Complexity estimates the number of research topics for a description
+// (README, "Research complexity"). Matching is case-insensitive
 // and each adjustment counts once:
 //
 //   - base ComplexityBase (2);

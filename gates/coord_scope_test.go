@@ -12,15 +12,15 @@ func TestDetectScope(t *testing.T) {
 		rule  string // the rule named first in why
 		in    string // a fragment of why ("" = unchecked)
 	}{
-		// Seed 000's examples (Phase 5 testing).
+		// The README's examples ("Scope detection").
 		{"Research authentication patterns", ScopeResearchOnly, ScopeRuleResearch, `"research" starts "research authentication patterns"`},
 		{"Research and plan authentication system", ScopeResearchAndPlan, ScopeRulePlan, `"plan" starts "plan authentication system"`},
-		// Seed 000's checkpoint example: workflow_config.scope research-and-plan.
+		// A plan-making verb: research-and-plan.
 		{"Research authentication patterns and create implementation plan", ScopeResearchAndPlan, ScopeRulePlan, `"create" makes "plan"`},
-		// Seed 002's topic examples.
+		// The README's topic examples ("Topic names").
 		{"fix the token refresh bug", ScopeDebugOnly, ScopeRuleFixDefect, `"fix" with the defect "bug"`},
 		{"Research the /home/user/nvim/docs directory", ScopeResearchOnly, ScopeRuleResearch, ""},
-		// research-and-revise (seed 002: "discovers most recent existing plan").
+		// research-and-revise: revises an existing plan (README, "Scopes").
 		{"Revise the authentication plan to accommodate OAuth", ScopeResearchAndRevise, ScopeRuleRevise, `"revise" acts on "plan"`},
 		{"Research OAuth providers and revise specs/042_auth/plans/001_auth_plan.md", ScopeResearchAndRevise, ScopeRuleRevise, ""},
 		{"Update the implementation plan based on the new API", ScopeResearchAndRevise, ScopeRuleRevise, `"update" acts on "plan"`},

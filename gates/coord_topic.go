@@ -8,8 +8,7 @@ import (
 	"unicode"
 )
 
-// Topic naming (seed 002, topic-utils.sh sanitize_topic_name and
-// get_or_create_topic_number).
+// Topic naming and numbering (README, "Topic names").
 const (
 	// MaxTopicNameLen bounds a topic name; longer names are cut on a word
 	// boundary.
@@ -19,8 +18,7 @@ const (
 	// ASCII).
 	TopicFallback = "topic"
 	// TopicPathComponents is how many meaningful components of a path the
-	// topic name keeps (the last ones; seed: "last 2-3 meaningful
-	// segments").
+	// topic name keeps (the last ones).
 	TopicPathComponents = 3
 )
 
@@ -63,7 +61,7 @@ var (
 )
 
 // TopicName turns a workflow description into the snake_case topic name
-// of its directory (seed 002's sanitize steps):
+// of its directory (README, "Topic names"):
 //
 //  1. Paths are found: quoted spans ("...", '...', `...`) that contain a / or
 //     \, and whitespace-separated tokens that do (a backslash-escaped space
@@ -304,7 +302,7 @@ func NextTopicNumber(existing []string, name string) (number int, reuse bool) {
 func TopicDir(number int, name string) string { return fmt.Sprintf("%03d_%s", number, name) }
 
 // Paths are a coordinate workflow's artifact paths, pre-calculated once at
-// initialization (seed 002, "Path Pre-calculation") and stored. Each is its
+// initialization (README, "The coordinate workflow") and stored. Each is its
 // place inside the topic directory (reports/, plans/, debug/, summaries/)
 // joined onto the topic directory ArtifactPaths was given, so they are
 // relative to whatever that directory was relative to. Directories end with
@@ -323,8 +321,8 @@ type Paths struct {
 // ArtifactPaths pre-calculates the paths of a topic directory
 // (".claude/specs/042_auth", "specs/042_auth", or "" for paths relative to
 // the topic): reports/NNN_<topic>.md for each research topic in order (the
-// topic sanitized like TopicName; "topicN" when nothing is left, as seed
-// 002's generic 001_topic1.md), plans/001_<name>_plan.md where name is the
+// topic sanitized like TopicName; "topicN" when nothing is left, as in
+// the generic 001_topic1.md), plans/001_<name>_plan.md where name is the
 // topic directory's name without its NNN_ prefix (TopicFallback when
 // topicDir is ""), debug/ and summaries/.
 func ArtifactPaths(topicDir string, topics []string) Paths {
@@ -366,8 +364,9 @@ func ArtifactPaths(topicDir string, topics []string) Paths {
 var reReportFile = lazyRegexp(`^(\d{3,})_[^/]+\.md$`)
 
 // ReportNumber reads the number of a report file named NNN_<anything>.md
-// (seed 002's discovery of descriptive report names: a worker told to write
-// 001_topic1.md may write 001_auth_patterns.md). Only the base name
+// (a report may have a more descriptive name than its pre-calculated path:
+// a worker told to write 001_topic1.md may write 001_auth_patterns.md;
+// README, "Topic names"). Only the base name
 // counts.
 func ReportNumber(file string) (n int, ok bool) {
 	m := reReportFile.FindStringSubmatch(path.Base(strings.ReplaceAll(file, "\\", "/")))

@@ -10,7 +10,7 @@ func TestTopicName(t *testing.T) {
 	cases := []struct {
 		desc, want string
 	}{
-		// Seed 002's examples.
+		// Examples from the README ("Topic names", "Scope detection").
 		{"Research the /home/user/nvim/docs directory", "nvim_docs_directory"},
 		{"fix the token refresh bug", "fix_token_refresh_bug"},
 		// Filler prefixes (the leading run only) and stopwords.
@@ -166,9 +166,9 @@ func TestNextTopicNumber(t *testing.T) {
 	}
 }
 
-// TestTopicNumberIdempotent: seed 002's idempotency guarantee ("research
-// auth" three times -> the same 042_research_auth), while a new topic still
-// gets max+1.
+// TestTopicNumberIdempotent: the number is idempotent (README, "Topic
+// names"; "research auth" three times -> the same 042_research_auth), while
+// a new topic still gets max+1.
 func TestTopicNumberIdempotent(t *testing.T) {
 	dirs := []string{"041_other"}
 	name := TopicName("research auth")
@@ -215,7 +215,7 @@ func TestArtifactPaths(t *testing.T) {
 	}
 
 	// Relative to the topic directory; generic names for topics with no
-	// meaningful word (seed 002's 001_topic1.md).
+	// meaningful word (001_topic1.md).
 	rel := ArtifactPaths("", []string{"", "the", "caching"})
 	if rel.PlanPath != "plans/001_topic_plan.md" || rel.DebugDir != "debug/" || rel.SummariesDir != "summaries/" || rel.ReportsDir != "reports/" {
 		t.Errorf("relative: %+v", rel)

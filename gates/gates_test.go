@@ -5,10 +5,11 @@ import (
 	"testing"
 )
 
-// gateCase is one entry of a gate table of seed 004: a concrete call at
-// the step the gate governs, allowed or refused with the gate's number.
+// gateCase is one entry of a gate's Allowed or Forbidden list (Gates;
+// README, "The seven gates"): a concrete call at the step the gate
+// governs, allowed or refused with the gate's number.
 type gateCase struct {
-	column string // the seed's wording
+	column string // the entry's wording in Gates
 	target string
 	plan   []phase
 	act    func(h *harness) Outcome

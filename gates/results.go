@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Result lines the agents end with (seed 004, and the agents' templates).
+// Result lines the agents end with (README, "Result lines", and the agents'
+// templates under templates/agents).
 const (
 	LineClear        = "REQUIREMENTS_CLEAR"
 	LineQuestions    = "QUESTIONS_NEEDED"

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// States of the orchestrate workflow, named as in seed 004. current_state is
+// States of the orchestrate workflow (README, "The orchestrate workflow"). current_state is
 // always the step the workflow waits for next.
 const (
 	S0a       = "0a" // initial clarification (requirements-analyst)
@@ -61,8 +61,8 @@ const (
 )
 
 // Transition is one row of the workflow's table: From moves to To when On
-// happens and the named Guard holds. Gate is the seed's gate that governs
-// the step (0: none).
+// happens and the named Guard holds. Gate is the gate that governs the
+// step (0: none; README, "The seven gates").
 type Transition struct {
 	From, To string
 	On       string
@@ -70,8 +70,9 @@ type Transition struct {
 	Gate     int
 }
 
-// Transitions is seed 004's state machine, every row of its tables, with
-// the loose spots decided (see README, "The orchestrate workflow").
+// Transitions is the orchestrate workflow's state machine (README, "The
+// orchestrate workflow"), with the open questions decided as README, "The
+// rules in detail" says.
 var Transitions = []Transition{
 	{From: "", To: S0a, On: OnStart},
 
@@ -186,8 +187,8 @@ func ValidTriggers(state string) []string {
 }
 
 // CompiledTable is the transition table stored in checkpoints: each state
-// mapped to its successors, sorted and comma-separated ("" for none), as in
-// the seeds' schema.
+// mapped to its successors, sorted and comma-separated ("" for none), as
+// checkpoint v2.0's transition_table (README, "State").
 func CompiledTable() map[string]string {
 	succ := map[string]map[string]bool{}
 	for _, t := range Transitions {
@@ -206,14 +207,16 @@ func CompiledTable() map[string]string {
 // Finished reports whether state ends gating (nothing is blocked there).
 func Finished(state string) bool { return state == Complete || state == Aborted }
 
-// GateRule is one of seed 004's seven gates.
+// GateRule is one of the orchestrate workflow's seven gates (README, "The
+// seven gates").
 type GateRule struct {
 	After     string   `json:"after"`
 	Allowed   []string `json:"allowed"`
 	Forbidden []string `json:"forbidden"`
 }
 
-// Gates are seed 004's gate tables, by number.
+// Gates are the seven gates, by number: after which step each applies,
+// what it allows and what it forbids (README, "The seven gates").
 var Gates = map[int]GateRule{
 	1: {After: "4a (code-implementer returns)", Allowed: []string{"invoke code-quality for 4b"}, Forbidden: []string{"another phase", "fix (no failure yet)", "update plan", "skip to 4c"}},
 	2: {After: "4b PASS", Allowed: []string{"update MASTER_PLAN.md", "proceed to next phase or phase 5"}, Forbidden: []string{"SUCCESS_EXTRACTION (moved to phase 6)", "skip plan update"}},

@@ -253,7 +253,7 @@ func TestTableShape(t *testing.T) {
 			t.Errorf("abort row from %q present = %v, want %v", s, got, want)
 		}
 	}
-	// The gates of seed 004 are on the rows of their steps.
+	// The seven gates are on the rows of their steps.
 	gateOf := map[[2]string]int{
 		{S4a, S4b}: 1, {S4b, S4c}: 2, {S4c, S4a}: 2, {S4c, S5a}: 2, {S4b, SF1}: 3, {SF1, SF2}: 3, {SF2, S4b}: 3,
 		{S5a, S6}: 4, {S6, Complete}: 4, {S5a, S5b}: 5, {S5a, S4a}: 6, {S5b, S6}: 7, {S5b, S4a}: 7,

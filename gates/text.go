@@ -201,7 +201,8 @@ func (w *Workflow) stepTag() string {
 	return "[STEP " + w.Current + "]"
 }
 
-// MetadataBlock is seed 004's PHASE METADATA EXTRACTION, from the plan
+// MetadataBlock is the PHASE METADATA EXTRACTION block (the phase's
+// tasks, their UX/DX flags, and whether 5b will be required) from the plan
 // snapshot, given at 4a -> 4b.
 func (w *Workflow) MetadataBlock() string {
 	ph := w.Plan.Phase(w.Phase)
@@ -263,7 +264,8 @@ type FailureEntry struct {
 	Fix       string
 }
 
-// EscalationMarkdown renders ESCALATION.md in seed 004's format.
+// EscalationMarkdown renders .orchestrator/ESCALATION.md (README, "First
+// run"; "Escalation" in "The rules in detail").
 func (w *Workflow) EscalationMarkdown(history []FailureEntry) string {
 	var b strings.Builder
 	kind := "fix"

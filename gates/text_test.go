@@ -125,7 +125,7 @@ Phase 5 UX/DX Required: YES
 }
 
 // TestCheckpointLines: every line the orchestrator is given after an agent
-// completes uses the seed's format, [PHASE N | Tasks NN-MM] in phase 4 and
+// completes uses one format, [PHASE N | Tasks NN-MM] in phase 4 and
 // [STEP x] outside it.
 func TestCheckpointLines(t *testing.T) {
 	for _, fg := range []bool{false, true} {

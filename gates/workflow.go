@@ -26,7 +26,8 @@ var WorkflowAgents = []string{Analyst, Researcher, Explorer, Planner, Implemente
 // PluginPrefix namespaces the plugin's agents and commands.
 const PluginPrefix = "orch-hook:"
 
-// Limits from seed 004.
+// The workflow's limits (README, "The orchestrate workflow" and "The rules
+// in detail").
 const (
 	MaxRounds        = 3 // clarification rounds, 0a and 0b together
 	MaxDiscovery     = 2 // entries into phase 1

@@ -14,8 +14,8 @@ import (
 // SchemaVersion is the checkpoint schema this package writes.
 const SchemaVersion = "2.0"
 
-// Checkpoint is the persisted workflow state: Checkpoint Schema v2.0 from the
-// seeds, plus Serial and Lineage. Sections whose shape belongs to a workflow
+// Checkpoint is the persisted workflow state: Checkpoint Schema v2.0
+// (README, "State"), plus Serial and Lineage. Sections whose shape belongs to a workflow
 // (phase_data, supervisor_state, workflow) are kept as raw JSON so that this
 // package never loses what it does not understand.
 type Checkpoint struct {
@@ -40,8 +40,8 @@ type Checkpoint struct {
 type StateMachine struct {
 	CurrentState    string   `json:"current_state"`
 	CompletedStates []string `json:"completed_states"`
-	// TransitionTable maps each state to its successors, comma-separated, as
-	// in the seeds; "" marks a state without successors.
+	// TransitionTable maps each state to its successors, comma-separated;
+	// "" marks a state without successors.
 	TransitionTable map[string]string `json:"transition_table"`
 	// TableVersion stamps the compiled table so a newer binary can tell an
 	// old table from a tampered one.

@@ -8,11 +8,12 @@ import (
 	"time"
 )
 
-// V13Phases maps v1.3 phase numbers to v2.0 state names (seed 000).
+// V13Phases maps v1.3 phase numbers to v2.0 state names: the coordinate
+// workflow's states, in order (README, "State").
 var V13Phases = []string{"initialize", "research", "plan", "implement", "test", "debug", "document", "complete"}
 
 // V13TransitionTable is the default table a migrated checkpoint gets: the
-// coordinate workflow's, as in seed 000's migration function.
+// coordinate workflow's (README, "Scopes").
 var V13TransitionTable = map[string]string{
 	"initialize": "research",
 	"research":   "plan,complete",

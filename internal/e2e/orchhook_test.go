@@ -326,7 +326,7 @@ func runFailThrice(t *testing.T, plugin string) (*Run, *checks, string) {
 	if err != nil {
 		c.errorf("ESCALATION.md was not written: %v", err)
 	} else if !strings.Contains(string(esc), "**Iteration**: 3/3 (maximum reached)") || !strings.Contains(string(esc), "/orch-hook:resolve retry") {
-		c.errorf("ESCALATION.md lacks the seed's format:\n%s", esc)
+		c.errorf("ESCALATION.md lacks its format (iteration 3/3, /orch-hook:resolve retry):\n%s", esc)
 	}
 	if got := workflowState(statusOf(t, plugin, project)); got != "escalated" {
 		c.errorf("state %q, want escalated", got)

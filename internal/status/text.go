@@ -28,7 +28,7 @@ func (s style) current(t string) string {
 	return s.wrap("1;7", t)
 }
 
-// flow is seed 004's compact phase flow ("Phase Flow Summary"), extended
+// flow is the compact phase flow of README, "The orchestrate workflow", extended
 // with the implementation loop's steps and escalation. Each {state} marks
 // the place where that state is drawn; Text marks the current one.
 var flow = []string{
