@@ -141,12 +141,14 @@ elif command -v wget >/dev/null 2>&1; then fetcher=wget
 fi
 want=$(grep " v$version/$name\$" "$root/hooks/release.sha256" 2>/dev/null | head -n 1 | cut -d' ' -f1)
 
-# install_verified FILE: install FILE as the binary when its SHA-256 is the
-# committed one; else keep it out and say so.
+# install_verified FILE WHAT [quiet]: install FILE as the binary when its
+# SHA-256 is the committed one; else keep it out and say so (quiet: only in
+# the log).
 install_verified() {
   got=$(sha256 "$1")
   if [ -z "$want" ] || [ "$got" != "$want" ]; then
     note "REFUSED $2, not installed: SHA-256 ${got:-unknown}, but hooks/release.sha256 pins ${want:-nothing for v$version/$name}"
+    [ -n "$3" ] && return 1
     printf 'orch-hook refused %s: its SHA-256 (%s) is not the one hooks/release.sha256 pins for v%s/%s (%s). It was not used.\n' "$2" "${got:-unknown}" "$version" "$name" "${want:-none}" >>"$dir/notice"
     return 1
   fi
@@ -232,9 +234,17 @@ obtain() {
   return 1
 }
 
-# 1. The binary shipped in the plugin (an archive install).
+# 1. The binary shipped in the plugin (an archive install); or, in a
+# clone, the one `make build` made, which is the release binary byte for
+# byte when built with go.mod's Go (another Go's is left to go build).
 if [ -f "$root/bin/$name" ]; then
   if install_verified "$root/bin/$name" "the shipped $root/bin/$name"; then
+    rmdir "$lock"
+    run_binary
+    exit 0
+  fi
+elif [ -f "$root/bin/orch-hook$ext" ] && [ ! -L "$root/bin/orch-hook$ext" ] && [ -n "$have_sha" ]; then
+  if install_verified "$root/bin/orch-hook$ext" "$root/bin/orch-hook$ext (make build)" quiet; then
     rmdir "$lock"
     run_binary
     exit 0

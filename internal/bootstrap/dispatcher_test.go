@@ -288,6 +288,35 @@ func TestShippedBinary(t *testing.T) {
 	}
 }
 
+// TestCloneBuild: in a clone, the binary `make build` made is the release
+// binary for this platform when built with go.mod's Go: it is installed as
+// if shipped. One built otherwise is passed over without a word to the
+// user (it is not an attack), and Go builds the plugin instead.
+func TestCloneBuild(t *testing.T) {
+	needSh(t)
+	root := pluginRoot(t, realBin, nil)
+	write(t, filepath.Join(root, "bin", "orch-hook"), realBin, 0o755)
+	w := newWorld(t, root, tools(t, "sha256sum"))
+	if a := w.sessionStart(t); strings.TrimSpace(a.raw) != "" {
+		t.Errorf("SessionStart printed %q, want the installed binary's silence", a.raw)
+	}
+	if sum(w.installed(t)) != sum(realBin) {
+		t.Fatal("the clone's make build binary was not installed")
+	}
+
+	other := append(append([]byte{}, realBin...), 1)
+	write(t, filepath.Join(root, "bin", "orch-hook"), other, 0o755)
+	w = newWorld(t, root, tools(t, "sha256sum"))
+	a := w.sessionStart(t)
+	if w.installed(t) != nil {
+		t.Fatal("a make build binary that does not match the pin was installed")
+	}
+	mustContain(t, "the message", a.SystemMessage, "no binary for this platform")
+	if _, err := os.Stat(filepath.Join(filepath.Dir(w.bin()), "notice")); err == nil {
+		t.Error("a mismatching make build binary left a notice, as if it were an attack")
+	}
+}
+
 // TestShippedMismatch: a shipped binary whose checksum is not the pinned
 // one is not used; without another way, the user is told loudly, and the
 // refusal is named.
