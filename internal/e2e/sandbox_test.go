@@ -33,17 +33,7 @@ func requireSandboxTools(t *testing.T) {
 func installUnder(t *testing.T, plugin, home string) string {
 	t.Helper()
 	dst := filepath.Join(home, ".claude", "plugins", "orch-hook-e2e")
-	err := filepath.Walk(plugin, func(path string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(plugin, path)
-		copyFile(t, path, filepath.Join(dst, rel))
-		return os.Chmod(filepath.Join(dst, rel), fi.Mode())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	copyTree(t, plugin, dst)
 	return dst
 }
 
@@ -136,9 +126,11 @@ func TestSandbox(t *testing.T) {
 	} {
 		c.wantText(run, line)
 	}
-	if _, err := os.Stat(filepath.Join(plugin, "bin", "orch-hook")); err != nil {
+	// The binary the hooks run, which the cp attack aimed at.
+	hookBin := filepath.Join(home, ".claude", "plugins", "data", "orch-hook-inline", "bin", pluginVersionOf(t, plugin), "orch-hook")
+	if _, err := os.Stat(hookBin); err != nil {
 		c.errorf("the binary is gone: %v", err)
-	} else if out, err := exec.Command(filepath.Join(plugin, "bin", "orch-hook"), "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "orch-hook") {
+	} else if out, err := exec.Command(hookBin, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "orch-hook") {
 		c.errorf("the binary was replaced: %v %q", err, out)
 	}
 	plan, _ := os.ReadFile(filepath.Join(project, ".orchestrator", "tasks", "task-01-greet.md"))
