@@ -189,11 +189,16 @@ put() {
 
 # prune: drop other versions' binaries, keeping the most recent one (a
 # session started before an update may still run it).
+# The most recent is the newest other version's directory (not a stray
+# file, not a symlink; rm -rf removes a symlink, not what it points to).
 prune() {
-  previous=$(ls -1t "$data/bin" 2>/dev/null | grep -v -x -F "$version" | head -n 1)
+  previous=
   for old in "$data/bin"/*; do
-    v=${old##*/}
-    [ -d "$old" ] && [ "$v" != "$version" ] && [ "$v" != "$previous" ] && rm -rf "$old"
+    [ -d "$old" ] && [ ! -L "$old" ] && [ "${old##*/}" != "$version" ] || continue
+    if [ -z "$previous" ] || [ "$old" -nt "$previous" ]; then previous=$old; fi
+  done
+  for old in "$data/bin"/*; do
+    [ -d "$old" ] && [ "${old##*/}" != "$version" ] && [ "$old" != "$previous" ] && rm -rf "$old"
   done
   return 0
 }

@@ -600,3 +600,30 @@ func TestPinLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneKeepsPreviousVersion: the version kept is the most recent
+// other version's directory, never a stray file that happens to be newer;
+// a symlink in bin/ is removed, not what it points to.
+func TestPruneKeepsPreviousVersion(t *testing.T) {
+	needSh(t)
+	w := newWorld(t, pluginRoot(t, realBin, realBin), tools(t, "sha256sum"))
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "keep"), []byte("x"), 0o644)
+	for i, v := range []string{"0.0.1", "0.0.2"} {
+		write(t, filepath.Join(w.data, "bin", v, "orch-hook"), []byte("old"), 0o755)
+		old := time.Now().Add(-time.Duration(10-i) * time.Hour)
+		os.Chtimes(filepath.Join(w.data, "bin", v), old, old)
+	}
+	os.Symlink(outside, filepath.Join(w.data, "bin", "0.0.0"))
+	write(t, filepath.Join(w.data, "bin", "stray"), []byte("x"), 0o644)
+	w.sessionStart(t)
+	if w.installed(t) == nil {
+		t.Fatal("not installed")
+	}
+	if _, err := os.Stat(filepath.Join(w.data, "bin", "0.0.2", "orch-hook")); err != nil {
+		t.Errorf("the previous version's binary was pruned because a newer stray file was taken for it: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "keep")); err != nil {
+		t.Errorf("prune deleted outside bin/ through a symlink: %v", err)
+	}
+}
