@@ -128,9 +128,11 @@ fi
 
 note() { printf '%s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$1" >>"$log"; [ "$mode" = install ] && printf '%s\n' "$1"; return 0; }
 
+# sha256 FILE: its SHA-256 in hex. Read from stdin: given a name holding
+# a backslash or a newline, both tools escape it and prefix the sum with \.
 sha256() {
-  if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1" | cut -d' ' -f1
-  elif command -v shasum >/dev/null 2>&1; then shasum -a 256 "$1" | cut -d' ' -f1
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum <"$1" | cut -d' ' -f1
+  elif command -v shasum >/dev/null 2>&1; then shasum -a 256 <"$1" | cut -d' ' -f1
   fi
 }
 have_sha=
@@ -139,21 +141,33 @@ fetcher=
 if command -v curl >/dev/null 2>&1; then fetcher=curl
 elif command -v wget >/dev/null 2>&1; then fetcher=wget
 fi
-want=$(grep " v$version/$name\$" "$root/hooks/release.sha256" 2>/dev/null | head -n 1 | cut -d' ' -f1)
+# The pinned sum: the first line naming exactly v<version>/<name> (not a
+# pattern: a version's dots are dots), with a carriage return (a Windows
+# checkout) dropped.
+want=$(awk -v p="v$version/$name" '{ sub(/\r$/, "") }
+  $2 == p && NF == 2 && length($1) == 64 && $1 !~ /[^0-9a-f]/ { print $1; exit }' "$root/hooks/release.sha256" 2>/dev/null)
 
 # install_verified FILE WHAT [quiet]: install FILE as the binary when its
 # SHA-256 is the committed one; else keep it out and say so (quiet: only in
 # the log).
+# The copy is what is hashed and installed: FILE may change after it was
+# read (a clone's bin/ can be writable to the model).
 install_verified() {
-  got=$(sha256 "$1")
+  tmp="$dir/.orch-hook.tmp.$$"
+  rm -f "$tmp"
+  if ! cp "$1" "$tmp" 2>>"$log" || [ -L "$tmp" ] || [ ! -f "$tmp" ]; then
+    rm -f "$tmp"
+    note "could not copy $1"
+    return 1
+  fi
+  got=$(sha256 "$tmp")
   if [ -z "$want" ] || [ "$got" != "$want" ]; then
+    rm -f "$tmp"
     note "REFUSED $2, not installed: SHA-256 ${got:-unknown}, but hooks/release.sha256 pins ${want:-nothing for v$version/$name}"
     [ -n "$3" ] && return 1
     printf 'orch-hook refused %s: its SHA-256 (%s) is not the one hooks/release.sha256 pins for v%s/%s (%s). It was not used.\n' "$2" "${got:-unknown}" "$version" "$name" "${want:-none}" >>"$dir/notice"
     return 1
   fi
-  tmp="$dir/.orch-hook.tmp.$$"
-  cp "$1" "$tmp" || { rm -f "$tmp"; note "could not copy $1"; return 1; }
   put "$tmp" "$2 (SHA-256 $got)"
 }
 
@@ -175,11 +189,16 @@ put() {
 
 # prune: drop other versions' binaries, keeping the most recent one (a
 # session started before an update may still run it).
+# The most recent is the newest other version's directory (not a stray
+# file, not a symlink; rm -rf removes a symlink, not what it points to).
 prune() {
-  previous=$(ls -1t "$data/bin" 2>/dev/null | grep -v -x -F "$version" | head -n 1)
+  previous=
   for old in "$data/bin"/*; do
-    v=${old##*/}
-    [ -d "$old" ] && [ "$v" != "$version" ] && [ "$v" != "$previous" ] && rm -rf "$old"
+    [ -d "$old" ] && [ ! -L "$old" ] && [ "${old##*/}" != "$version" ] || continue
+    if [ -z "$previous" ] || [ "$old" -nt "$previous" ]; then previous=$old; fi
+  done
+  for old in "$data/bin"/*; do
+    [ -d "$old" ] && [ "${old##*/}" != "$version" ] && [ "$old" != "$previous" ] && rm -rf "$old"
   done
   return 0
 }
@@ -187,22 +206,22 @@ prune() {
 download() {
   [ -n "$fetcher" ] && [ -n "$have_sha" ] && [ -n "$want" ] || return 1
   url="$base/v$version/$name"
-  tmp="$dir/.download.$$"
+  dl="$dir/.download.$$"
   note "downloading $url (at most $limit s)"
   if [ "$fetcher" = curl ]; then
-    curl -fsSL --max-time "$limit" -o "$tmp" "$url" >>"$log" 2>&1
+    curl -fsSL --max-time "$limit" -o "$dl" "$url" >>"$log" 2>&1
   else
-    wget -q -T "$limit" -t 1 -O "$tmp" "$url" >>"$log" 2>&1
+    wget -q -T "$limit" -t 1 -O "$dl" "$url" >>"$log" 2>&1
   fi
   rc=$?
   if [ $rc -ne 0 ]; then
     note "the download of $url failed ($fetcher exit $rc)"
-    rm -f "$tmp"
+    rm -f "$dl"
     return 1
   fi
-  install_verified "$tmp" "the download $url"
+  install_verified "$dl" "the download $url"
   rc=$?
-  rm -f "$tmp"
+  rm -f "$dl"
   return $rc
 }
 

@@ -328,12 +328,13 @@ func hookCommandLine(t Target, event string, gating bool) string {
 		fmt.Fprintf(&b, `b=orch-hook; command -v "$b" >/dev/null 2>&1 && exec "$b" hook --budget %ds %s; `, HookTimeout-1, event)
 	}
 	// The printf format is single-quoted; the paths go in as arguments,
-	// without backslashes and quotes (JSON would need them escaped, and
-	// the command quotes them for sh).
+	// without backslashes, quotes and control characters (JSON would need
+	// them escaped, a raw one makes the answer invalid, which lets the
+	// call through, and the command quotes them for sh).
 	install, installArgs := `put orch-hook on PATH (in a clone of orch-hook: make build, then copy bin/orch-hook to a directory on PATH)`, ""
 	if t.Name == "plugin" {
 		install = `CLAUDE_PLUGIN_DATA='\''%s'\'' sh '\''%s/hooks/bootstrap.sh'\'' install ` + t.Version + ` (the session start message says what failed)`
-		installArgs = ` "$(printf %s "$CLAUDE_PLUGIN_DATA" | tr -d '\134\042\047')" "$(printf %s "$CLAUDE_PLUGIN_ROOT" | tr -d '\134\042\047')"`
+		installArgs = ` "$(printf %s "$CLAUDE_PLUGIN_DATA" | tr -d '\000-\037\134\042\047')" "$(printf %s "$CLAUDE_PLUGIN_ROOT" | tr -d '\000-\037\134\042\047')"`
 	}
 	switch {
 	case gating:

@@ -830,3 +830,36 @@ func TestResultExamplesRead(t *testing.T) {
 		t.Errorf("FAILURE_ANALYSIS ending %q: state %s, tasks to fix %v; want F2 fixing %v", report, w.Current, w.FailingTasks, want)
 	}
 }
+
+// TestMissingBinaryOddPaths: the deny printed while the binary is missing
+// stays valid JSON (an invalid answer lets the call through) whatever the
+// plugin's paths hold: quotes, backslashes, percent signs, tabs, newlines.
+func TestMissingBinaryOddPaths(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, odd := range []string{`q'"\%s%n`, "tab\there", "new\nline", "cr\rbell\a\x1b[31m"} {
+		pluginRoot := filepath.Join(t.TempDir(), odd)
+		pluginData := filepath.Join(t.TempDir(), odd)
+		project := t.TempDir()
+		stateDir := filepath.Join(project, ".orchestrator", "state")
+		os.MkdirAll(stateDir, 0o700)
+		os.WriteFile(filepath.Join(stateDir, "checkpoint.json"), []byte(`{"schema_version":"2.0","state_machine":{"current_state":"4a"}}`), 0o600)
+		cmd := exec.Command(sh, "-c", Hooks(plugin)["PreToolUse"][0].Hooks[0].Command)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PLUGIN_ROOT=" + pluginRoot, "CLAUDE_PLUGIN_DATA=" + pluginData, "CLAUDE_PROJECT_DIR=" + project}
+		cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Agent","tool_input":{}}`)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var deny struct {
+			HookSpecificOutput struct {
+				PermissionDecision string `json:"permissionDecision"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal(out, &deny); err != nil || deny.HookSpecificOutput.PermissionDecision != "deny" {
+			t.Errorf("paths holding %q: output %q is not a JSON deny (%v): the call would be let through", odd, out, err)
+		}
+	}
+}

@@ -509,3 +509,121 @@ func TestOddPaths(t *testing.T) {
 	a := w.sessionStart(t)
 	mustContain(t, "the message", a.SystemMessage, `CLAUDE_PLUGIN_DATA='`+strings.ReplaceAll(odd, `'`, `'\''`)+`'`)
 }
+
+// oddDir moves dir to a new directory whose name holds s and returns it.
+func oddDir(t *testing.T, dir, s string) string {
+	t.Helper()
+	odd := filepath.Join(t.TempDir(), s)
+	if err := os.Rename(dir, odd); err != nil {
+		t.Fatal(err)
+	}
+	return odd
+}
+
+// TestBackslashPaths: sha256sum and shasum escape a file name holding a
+// backslash and then prefix the sum with one; a plugin root or data
+// directory with a backslash must still install the verified binary, and
+// never report it as tampered.
+func TestBackslashPaths(t *testing.T) {
+	needSh(t)
+	for _, tool := range []string{"sha256sum", "shasum"} {
+		root := oddDir(t, pluginRoot(t, realBin, realBin), `root\x`)
+		extra := []string{tool}
+		if tool == "shasum" {
+			extra = append(extra, "perl")
+		}
+		w := newWorld(t, root, tools(t, extra...))
+		w.data = oddDir(t, w.data, `data\y`)
+		a := w.sessionStart(t)
+		if got := w.installed(t); sum(got) != sum(realBin) {
+			log, _ := os.ReadFile(filepath.Join(filepath.Dir(w.bin()), "bootstrap.log"))
+			t.Errorf("%s: the shipped binary was not installed under a path with a backslash; SessionStart said %q; log:\n%s", tool, a.raw, log)
+		}
+		if notice, err := os.ReadFile(filepath.Join(filepath.Dir(w.bin()), "notice")); err == nil {
+			t.Errorf("%s: a genuine binary was reported as refused: %s", tool, notice)
+		}
+	}
+}
+
+// TestVerifyThenSwap: what is installed is the very bytes that were
+// verified. A shipped file replaced right after it was hashed (the clone's
+// bin/ is writable to the model when the clone is in the project) must not
+// be what lands in the data directory.
+func TestVerifyThenSwap(t *testing.T) {
+	needSh(t)
+	root := pluginRoot(t, realBin, realBin)
+	path := tools(t)
+	real, err := exec.LookPath("sha256sum")
+	if err != nil {
+		t.Skip("no sha256sum")
+	}
+	evil := filepath.Join(t.TempDir(), "evil")
+	write(t, evil, []byte("#!/bin/sh\necho pwned\n"), 0o755)
+	shipped := filepath.Join(root, "bin", binName)
+	// sha256sum that, once it has hashed, swaps the shipped binary.
+	write(t, filepath.Join(path, "sha256sum"), []byte(fmt.Sprintf("#!/bin/sh\n%q \"$@\"\nrc=$?\ncat %q >%q\nexit $rc\n", real, evil, shipped)), 0o755)
+	w := newWorld(t, root, path)
+	w.sessionStart(t)
+	if got := w.installed(t); got != nil && sum(got) != sum(realBin) {
+		t.Fatalf("installed %q, not the bytes whose SHA-256 was verified", got)
+	}
+}
+
+// TestPinLookup: hooks/release.sha256 is read by exact name: a version's
+// dots are not wildcards, a longer name or a path ending in the name is
+// another file, and a checkout with CRLF line ends (Windows autocrlf)
+// still pins.
+func TestPinLookup(t *testing.T) {
+	needSh(t)
+	evil := append(append([]byte{}, realBin...), 0)
+	wild := strings.ReplaceAll(version, ".", "x")
+	for name, c := range map[string]struct {
+		sums    string
+		shipped []byte
+		want    bool
+	}{
+		"dots are not wildcards":    {sum(evil) + "  v" + wild + "/" + binName + "\n" + sum(realBin) + "  v" + version + "/" + binName + "\n", evil, false},
+		"a path ending in the name": {sum(evil) + "  x/v" + version + "/" + binName + "\n" + sum(realBin) + "  v" + version + "/" + binName + "\n", evil, false},
+		"a longer name":             {sum(evil) + "  v" + version + "/" + binName + "x\n", evil, false},
+		"CRLF":                      {sum(realBin) + "  v" + version + "/" + binName + "\r\n", realBin, true},
+	} {
+		root := pluginRoot(t, nil, c.shipped)
+		write(t, filepath.Join(root, "hooks", "release.sha256"), []byte(c.sums), 0o644)
+		w := newWorld(t, root, tools(t, "sha256sum"))
+		a := w.sessionStart(t)
+		got := w.installed(t)
+		if (got != nil) != c.want {
+			t.Errorf("%s: installed %v, want %v; SessionStart said %q", name, got != nil, c.want, a.raw)
+		}
+		if got != nil && sum(got) != sum(realBin) {
+			t.Errorf("%s: installed a binary that is not the pinned one", name)
+		}
+	}
+}
+
+// TestPruneKeepsPreviousVersion: the version kept is the most recent
+// other version's directory, never a stray file that happens to be newer;
+// a symlink in bin/ is removed, not what it points to.
+func TestPruneKeepsPreviousVersion(t *testing.T) {
+	needSh(t)
+	w := newWorld(t, pluginRoot(t, realBin, realBin), tools(t, "sha256sum"))
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "keep"), []byte("x"), 0o644)
+	for i, v := range []string{"0.0.1", "0.0.2"} {
+		write(t, filepath.Join(w.data, "bin", v, "orch-hook"), []byte("old"), 0o755)
+		old := time.Now().Add(-time.Duration(10-i) * time.Hour)
+		os.Chtimes(filepath.Join(w.data, "bin", v), old, old)
+	}
+	os.Symlink(outside, filepath.Join(w.data, "bin", "0.0.0"))
+	write(t, filepath.Join(w.data, "bin", "stray"), []byte("x"), 0o644)
+	w.sessionStart(t)
+	if w.installed(t) == nil {
+		t.Fatal("not installed")
+	}
+	if _, err := os.Stat(filepath.Join(w.data, "bin", "0.0.2", "orch-hook")); err != nil {
+		t.Errorf("the previous version's binary was pruned because a newer stray file was taken for it: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "keep")); err != nil {
+		t.Errorf("prune deleted outside bin/ through a symlink: %v", err)
+	}
+}

@@ -168,8 +168,7 @@ func build(root, version, toolchain, platform, dir string) (string, error) {
 	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-tags", BuildTags,
 		"-ldflags", "-s -w -X main.version="+version, "-o", abs, "./cmd/orch-hook")
 	cmd.Dir = root
-	cmd.Env = append(cleanEnv(os.Environ()), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch,
-		"GOAMD64=v1", "GOARM64=v8.0", "GOFLAGS=", "GOEXPERIMENT=", "GOTOOLCHAIN="+toolchain)
+	cmd.Env = buildEnv(os.Environ(), goos, goarch, toolchain)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %v\n%s", platform, err, b)
 	}
@@ -183,18 +182,21 @@ func build(root, version, toolchain, platform, dir string) (string, error) {
 	return abs, nil
 }
 
-// cleanEnv drops the variables build sets itself.
-func cleanEnv(env []string) []string {
+// buildEnv is env with every setting that changes the binary pinned:
+// GOENV=off ignores the user's `go env -w` file (which can set GOFIPS140 or
+// GO111MODULE), GOWORK=off a go.work above the checkout.
+func buildEnv(env []string, goos, goarch, toolchain string) []string {
+	pinned := []string{"CGO_ENABLED=0", "GOOS=" + goos, "GOARCH=" + goarch,
+		"GOAMD64=v1", "GOARM64=v8.0", "GOFLAGS=", "GOEXPERIMENT=", "GOTOOLCHAIN=" + toolchain,
+		"GOENV=off", "GOWORK=off", "GOFIPS140=off", "GO111MODULE=on"}
 	var out []string
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "CGO_ENABLED", "GOOS", "GOARCH", "GOAMD64", "GOARM64", "GOFLAGS", "GOEXPERIMENT", "GOTOOLCHAIN":
-			continue
+		if !slices.ContainsFunc(pinned, func(p string) bool { return strings.HasPrefix(p, k+"=") }) {
+			out = append(out, kv)
 		}
-		out = append(out, kv)
 	}
-	return out
+	return append(out, pinned...)
 }
 
 func sha256File(p string) (string, error) {

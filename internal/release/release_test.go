@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,6 +134,42 @@ func TestGoToolchain(t *testing.T) {
 		got, err := goToolchain(root)
 		if got != want || (want == "") != (err != nil) {
 			t.Errorf("%q: got %q, %v; want %q", mod, got, err, want)
+		}
+	}
+}
+
+// TestBuildEnvPinned: what the builder's environment or go env -w file says
+// does not reach the release build (it would change the binaries' bytes).
+func TestBuildEnvPinned(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go")
+	}
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	toolchain, err := goToolchain(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(goBin, "env", "GOVERSION").Output(); err != nil || strings.TrimSpace(string(out)) != toolchain {
+		t.Skipf("the local Go is not %s (no toolchain download in a unit test)", toolchain)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "env"), []byte("GOFIPS140=latest\nGO111MODULE=off\nGOFLAGS=-race\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "go.work"), []byte("go 1.26.8\n"), 0o644)
+	hostile := append(os.Environ(), "GOENV="+filepath.Join(dir, "env"), "GOWORK="+filepath.Join(dir, "go.work"), "GOFIPS140=v1.0.0", "GOAMD64=v3", "GOEXPERIMENT=jsonv2")
+	cmd := exec.Command(goBin, "env", "-json", "GOFIPS140", "GO111MODULE", "GOWORK", "GOFLAGS", "GOAMD64", "GOEXPERIMENT", "GOOS", "CGO_ENABLED")
+	cmd.Dir = root
+	cmd.Env = buildEnv(hostile, "linux", "amd64", toolchain)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]string
+	json.Unmarshal(out, &got)
+	want := map[string]string{"GOFIPS140": "off", "GO111MODULE": "on", "GOWORK": "off", "GOFLAGS": "", "GOAMD64": "v1", "GOEXPERIMENT": "", "GOOS": "linux", "CGO_ENABLED": "0"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("the release build sees %s=%q, want %q", k, got[k], v)
 		}
 	}
 }
