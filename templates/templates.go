@@ -331,14 +331,17 @@ func hookCommandLine(t Target, event string, gating bool) string {
 	// without backslashes, quotes and control characters (JSON would need
 	// them escaped, a raw one makes the answer invalid, which lets the
 	// call through, and the command quotes them for sh).
-	install, installArgs := `put orch-hook on PATH (in a clone of orch-hook: make build, then copy bin/orch-hook to a directory on PATH)`, ""
+	// (The paths are cleaned into variables first: claude plugin validate
+	// --strict reads "$(printf %s "$CLAUDE_PLUGIN_DATA" ...)" as unquoted.)
+	install, pre, args, post := `put orch-hook on PATH (in a clone of orch-hook: make build, then copy bin/orch-hook to a directory on PATH)`, "", "", ""
 	if t.Name == "plugin" {
 		install = `CLAUDE_PLUGIN_DATA='\''%s'\'' sh '\''%s/hooks/bootstrap.sh'\'' install ` + t.Version + ` (the session start message says what failed)`
-		installArgs = ` "$(printf %s "$CLAUDE_PLUGIN_DATA" | tr -d '\000-\037\134\042\047')" "$(printf %s "$CLAUDE_PLUGIN_ROOT" | tr -d '\000-\037\134\042\047')"`
+		pre = `{ d=$(printf %s "$CLAUDE_PLUGIN_DATA" | tr -d '\000-\037\134\042\047'); r=$(printf %s "$CLAUDE_PLUGIN_ROOT" | tr -d '\000-\037\134\042\047'); `
+		args, post = ` "$d" "$r"`, `; }`
 	}
 	switch {
 	case gating:
-		fmt.Fprintf(&b, `f="${CLAUDE_PROJECT_DIR:-.}/.orchestrator/state/checkpoint.json"; [ -f "$f" ] && ! grep -Eq '"current_state": ?"(complete|aborted)"' "$f" && printf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":"orch-hook: its binary is not installed, so this call cannot be checked against the active workflow. Ask the user to install it: %s."}}\n'%s; exit 0`, event, install, installArgs)
+		fmt.Fprintf(&b, `f="${CLAUDE_PROJECT_DIR:-.}/.orchestrator/state/checkpoint.json"; [ -f "$f" ] && ! grep -Eq '"current_state": ?"(complete|aborted)"' "$f" && %sprintf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":"orch-hook: its binary is not installed, so this call cannot be checked against the active workflow. Ask the user to install it: %s."}}\n'%s%s; exit 0`, pre, event, install, args, post)
 	case event == "SessionStart" && t.Name == "plugin":
 		fmt.Fprintf(&b, `exec sh "${CLAUDE_PLUGIN_ROOT}/hooks/bootstrap.sh" session-start %s`, t.Version)
 	default:
