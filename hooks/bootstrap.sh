@@ -27,7 +27,7 @@ limit=${ORCH_HOOK_DOWNLOAD_TIMEOUT:-120}
 
 # json STRING: STRING as a JSON string literal.
 json() {
-  printf '%s' "$1" | awk 'BEGIN { printf "\"" }
+  printf '%s' "$1" | LC_ALL=C awk 'BEGIN { printf "\"" }
     { if (NR > 1) printf "\\n"
       s = $0; out = ""
       for (i = 1; i <= length(s); i++) {
@@ -123,6 +123,7 @@ find "$dir" -maxdepth 1 -name .lock -mmin +10 -exec rmdir {} \; 2>/dev/null
 if ! mkdir "$lock" 2>/dev/null; then
   tell "orch-hook: its binary (version $version) is being installed by another session; the workflow rules apply as soon as it is in place. If it never arrives, run in a terminal:
   $fix" "$unenforced"
+  [ "$mode" = install ] && exit 1
   exit 0
 fi
 
@@ -229,12 +230,16 @@ gobuild() {
   command -v go >/dev/null 2>&1 && [ -f "$root/go.mod" ] || return 1
   tmp="$dir/.build.$$$ext"
   note "building with $(go version 2>&1) in $root"
-  if (cd "$root" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -trimpath -tags urfave_cli_no_docs \
+  # Bounded where timeout(1) exists (GNU, busybox), below the lock's 10
+  # minutes, so a hung build never lets a second one start beside it.
+  bound=
+  command -v timeout >/dev/null 2>&1 && bound="timeout 540"
+  if (cd "$root" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false $bound go build -trimpath -tags urfave_cli_no_docs \
       -ldflags "-s -w -X main.version=$version" -o "$tmp" ./cmd/orch-hook) >>"$log" 2>&1; then
     put "$tmp" "the build" && return 0
   fi
   rm -f "$tmp"
-  note "go build failed"
+  note "go build failed${bound:+ (or ran out of its 540 s)}"
   return 1
 }
 

@@ -40,7 +40,7 @@ type output struct {
 	HookSpecificOutput *hookSpecificOutput `json:"hookSpecificOutput,omitempty"`
 }
 
-// Render writes d for event in the form Claude Code reads (see FACTS.md):
+// Render writes d for event in the form Claude Code reads (README, "Exit codes"):
 // a PreToolUse deny as permissionDecision "deny"; a block as
 // {"decision":"block"}; context as hookSpecificOutput.additionalContext.
 // Allow without context writes nothing.

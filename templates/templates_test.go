@@ -59,8 +59,9 @@ func TestRenderedUpToDate(t *testing.T) {
 	}
 }
 
-// availableTools is the main thread's tool list of Claude Code 2.1.328
-// (FACTS.md); an agent naming anything else silently loses that tool.
+// availableTools is the main thread's tool list of Claude Code 2.1.328 (as
+// observed in its requests); an agent naming anything else silently loses
+// that tool.
 var availableTools = map[string]bool{
 	"Agent": true, "Bash": true, "Edit": true, "ListAgents": true, "Read": true,
 	"ReportFindings": true, "ScheduleWakeup": true, "Skill": true, "ToolSearch": true,

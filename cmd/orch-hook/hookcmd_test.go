@@ -13,8 +13,8 @@ import (
 	"github.com/orch-hook/orch-hook/internal/payloads"
 )
 
-// payloadDir holds real Claude Code 2.1.328 payloads (copied from the
-// captures in shared/claude-code/payloads), used as templates.
+// payloadDir holds real Claude Code 2.1.328 payloads (testdata/payloads,
+// see its README), used as templates.
 var payloadDir = func() string {
 	wd, _ := os.Getwd()
 	return filepath.Join(wd, "testdata", "payloads")

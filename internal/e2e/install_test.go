@@ -172,7 +172,7 @@ func TestArchiveInstall(t *testing.T) {
 	}
 	version := pluginVersionOf(t, root)
 	out := t.TempDir()
-	rel := exec.Command("go", "run", "./internal/release", "-version", version, "-out", out, "-base", "https://"+releaseHost+"/releases")
+	rel := exec.Command("go", "run", "./internal/release", "-version", version, "-out", out, "-base", "https://"+releaseHost+"/releases", "-allow-dirty")
 	rel.Dir = root
 	if b, err := rel.CombinedOutput(); err != nil {
 		t.Fatalf("go run ./internal/release: %v\n%s", err, b)

@@ -18,7 +18,6 @@ import (
 	"debug/buildinfo"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -81,6 +80,7 @@ func run(args []string, stdout io.Writer) error {
 	base := flags.String("base", DefaultBase, "the URL the release's files are published under (the marketplace entry points at <base>/v<version>/<archive>)")
 	check := flags.Bool("check", false, "rebuild the binaries and compare them with "+ChecksumsFile+"; write nothing")
 	checksumsOnly := flags.Bool("checksums-only", false, "build the binaries and rewrite "+ChecksumsFile+"; no archive")
+	allowDirty := flags.Bool("allow-dirty", false, "archive the work tree even where it differs from the commit (tests)")
 	pin := flags.Bool("pin", false, "rewrite "+ChecksumsFile+" with the binaries' checksums (commit it: the bootstrap verifies downloads against it)")
 	root := flags.String("root", ".", "the repository root")
 	if err := flags.Parse(args); err != nil {
@@ -109,7 +109,7 @@ func run(args []string, stdout io.Writer) error {
 	if *check {
 		return checkRelease(*root, *version, toolchain, stdout)
 	}
-	return release(*root, *version, toolchain, *out, *base, *checksumsOnly, *pin || *checksumsOnly, stdout)
+	return release(*root, *version, toolchain, *out, *base, *checksumsOnly, *pin || *checksumsOnly, *allowDirty, stdout)
 }
 
 // pluginVersion reads the version from .claude-plugin/plugin.json.
@@ -267,7 +267,7 @@ func checkRelease(root, version, toolchain string, stdout io.Writer) error {
 	return nil
 }
 
-func release(root, version, toolchain, out, base string, checksumsOnly, pin bool, stdout io.Writer) error {
+func release(root, version, toolchain, out, base string, checksumsOnly, pin, allowDirty bool, stdout io.Writer) error {
 	dir := filepath.Join(out, "v"+version)
 	if checksumsOnly {
 		tmp, err := os.MkdirTemp("", "orch-hook-checksums-")
@@ -297,7 +297,7 @@ func release(root, version, toolchain, out, base string, checksumsOnly, pin bool
 	if checksumsOnly {
 		return nil
 	}
-	files, err := pluginFiles(root)
+	files, err := pluginFiles(root, allowDirty)
 	if err != nil {
 		return err
 	}
@@ -345,31 +345,50 @@ type archiveFile struct {
 // pluginFiles are the repository's tracked files a plugin needs: the
 // plugin proper (manifest, commands, agents, hooks, the bootstrap) and the
 // Go source, so a platform without a release binary can still build one.
-// Tests, test data and CI files are left out.
-func pluginFiles(root string) ([]archiveFile, error) {
-	cmd := exec.Command("git", "ls-files", "-z")
+// Tests, test data and CI files are left out. Modes come from git's index
+// (not the file system, which core.fileMode=false or a copy can change);
+// contents from the work tree, which must then be the commit's unless
+// allowDirty (a test's release of work in progress).
+func pluginFiles(root string, allowDirty bool) ([]archiveFile, error) {
+	cmd := exec.Command("git", "ls-files", "-s", "-z")
 	cmd.Dir = root
 	b, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("git ls-files (a release is made from a git checkout): %v", err)
 	}
 	var files []archiveFile
-	for _, name := range strings.Split(strings.TrimRight(string(b), "\x00"), "\x00") {
-		if name == "" || excluded(name) {
+	for _, rec := range strings.Split(strings.TrimRight(string(b), "\x00"), "\x00") {
+		// "<mode> <object> <stage>\t<path>"
+		meta, name, ok := strings.Cut(rec, "\t")
+		if !ok || excluded(name) {
 			continue
 		}
-		fi, err := os.Stat(filepath.Join(root, name))
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				continue // deleted in the work tree
-			}
-			return nil, err
+		if _, err := os.Stat(filepath.Join(root, name)); err != nil {
+			return nil, fmt.Errorf("%s is tracked but %v", name, err)
 		}
 		mode := int64(0o644)
-		if fi.Mode()&0o111 != 0 {
+		if strings.HasPrefix(meta, "100755 ") {
 			mode = 0o755
 		}
 		files = append(files, archiveFile{name: name, src: filepath.Join(root, name), mode: mode})
+	}
+	if allowDirty {
+		return files, nil
+	}
+	st := exec.Command("git", "status", "--porcelain", "--untracked-files=no")
+	st.Dir = root
+	dirty, err := st.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git status: %v", err)
+	}
+	var changed []string
+	for _, line := range strings.Split(strings.TrimRight(string(dirty), "\n"), "\n") {
+		if len(line) > 3 && !excluded(line[3:]) {
+			changed = append(changed, line[3:])
+		}
+	}
+	if len(changed) > 0 {
+		return nil, fmt.Errorf("the work tree differs from the commit in %s: commit them first (a release's archive is the commit's files)", strings.Join(changed, ", "))
 	}
 	return files, nil
 }

@@ -173,3 +173,57 @@ func TestBuildEnvPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginFiles: the tracked files a plugin needs, with git's modes; a
+// work tree that differs from the commit is refused unless allowed.
+func TestPluginFiles(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		cmd.Dir = root
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, b)
+		}
+	}
+	files := map[string]string{"hooks/bootstrap.sh": "#!/bin/sh\n", "gates/plan.go": "package gates\n", "gates/plan_test.go": "package gates\n", "gates/testdata/x": "x"}
+	for name, text := range files {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755)
+		os.WriteFile(filepath.Join(root, name), []byte(text), 0o644)
+	}
+	git("init", "-q")
+	// As on a file system without modes: the index has them, the files not.
+	git("config", "core.fileMode", "false")
+	git("add", ".")
+	git("update-index", "--chmod=+x", "hooks/bootstrap.sh")
+	git("commit", "-q", "-m", "x")
+	got, err := pluginFiles(root, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range got {
+		names = append(names, f.name)
+		if want := map[string]int64{"hooks/bootstrap.sh": 0o755, "gates/plan.go": 0o644}[f.name]; f.mode != want {
+			t.Errorf("%s: mode %o, want %o (git's, not the file system's)", f.name, f.mode, want)
+		}
+	}
+	if strings.Join(names, " ") != "gates/plan.go hooks/bootstrap.sh" {
+		t.Errorf("files %v", names)
+	}
+	os.WriteFile(filepath.Join(root, "gates", "plan.go"), []byte("package gates // changed\n"), 0o644)
+	if _, err := pluginFiles(root, false); err == nil || !strings.Contains(err.Error(), "gates/plan.go: commit them first") {
+		t.Errorf("a dirty work tree: %v", err)
+	}
+	if _, err := pluginFiles(root, true); err != nil {
+		t.Errorf("-allow-dirty: %v", err)
+	}
+	os.WriteFile(filepath.Join(root, "gates", "plan_test.go"), []byte("package gates // changed\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "gates", "plan.go"), []byte("package gates\n"), 0o644)
+	if _, err := pluginFiles(root, false); err != nil {
+		t.Errorf("a change to a file the archive leaves out was refused: %v", err)
+	}
+}
