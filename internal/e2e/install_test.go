@@ -276,6 +276,20 @@ func TestArchiveInstall(t *testing.T) {
 		c.errorf("state %q after the session, want 3", got)
 	}
 	c.report(t, run)
+
+	// The model's Bash has the plugin's bin/ on PATH (Claude Code 2.1.91
+	// and later): `orch-hook` by its bare name is the installed binary.
+	run = runClaude(t, Config{
+		ProjectDir: newProject(t),
+		Home:       home,
+		Env:        []string{"PATH=" + noGo},
+		Script:     loadScript(t, "testdata/bashpath.txtar"),
+		Messages:   []string{"[[E2E-BASHPATH]] Which orch-hook is this?"},
+		MaxTurns:   5,
+	})
+	if tr, ok := toolResult(run, "toolu_bashpath"); !ok || tr.IsError || !strings.Contains(tr.Text, "orch-hook version "+version) {
+		t.Errorf("the model's Bash did not run the installed orch-hook by its name: %v %q\n%s", ok, tr.Text, run.Mock.Summary())
+	}
 }
 
 // TestPluginUpdate: a plugin installed from a marketplace is updated with
