@@ -411,7 +411,9 @@ func (w *Workflow) clarified(result, text string, env *Env, o *Outcome) string {
 		}
 		return fmt.Sprintf("[STEP %s] QUESTIONS_NEEDED -> %s | round %d/%d%s: ask the user these questions and stop until they answer", step, step, w.Rounds, MaxRounds, extra)
 	case LineClear:
-		w.fire(OnClear, env)
+		if _, err := w.fire(OnClear, env); err != nil {
+			return fmt.Sprintf("[STEP %s] REQUIREMENTS_CLEAR refused: %v", step, err)
+		}
 		return fmt.Sprintf("[STEP %s] REQUIREMENTS_CLEAR -> 2 | %s; launch task-planner", step, orText(key, "requirements clear"))
 	case LineDiscovery:
 		before := w.Discovery
@@ -494,7 +496,9 @@ func (w *Workflow) implemented(l *Launch, result string, env *Env) string {
 func (w *Workflow) gated(result, text string, env *Env, o *Outcome) string {
 	tag := w.phaseTag(w.Phase)
 	if result == LineGatePass {
-		w.fire(OnPass, env)
+		if _, err := w.fire(OnPass, env); err != nil {
+			return fmt.Sprintf("%s 4b PASS refused: %v", tag, err)
+		}
 		return fmt.Sprintf("%s 4b OK -> 4c | All tests pass; mark phase %d's tasks [x] in MASTER_PLAN.md", tag, w.Phase)
 	}
 	// A FAIL always counts and moves on (after the one nudge): the tasks

@@ -51,6 +51,7 @@ var supervisorWorker = map[string]string{
 
 // Coordinate triggers.
 const (
+	OnInitialized      = "initialized"
 	OnResearchVerified = "research reports verified"
 	OnPlanVerified     = "PLAN_CREATED verified"
 	OnImplemented      = "implementation complete"
@@ -76,7 +77,7 @@ const (
 // path is research -> debug -> test, and test PASS ends it (there is no
 // document step).
 var CoordTransitions = []Transition{
-	{From: CInitialize, To: CResearch, On: "initialized"},
+	{From: CInitialize, To: CResearch, On: OnInitialized},
 	{From: CResearch, To: CComplete, On: OnResearchVerified, Guard: GuardScopeResearchOnly},
 	{From: CResearch, To: CPlan, On: OnResearchVerified, Guard: GuardScopePlans},
 	{From: CResearch, To: CPlan, On: OnResearchVerified, Guard: GuardScopeFull},
@@ -105,33 +106,15 @@ var coordGuards = map[string]func(*Coord) bool{
 // workflow) rather than a counter.
 func scopeGuard(g string) bool { return strings.HasPrefix(g, "scope ") }
 
+// coordinate is the coordinate workflow's machine: a scope guard is fixed,
+// so each scope's table holds only its own path.
+var coordinate = &Machine[*Coord]{Rows: CoordTransitions, Guards: coordGuards, Fixed: scopeGuard}
+
 // CoordTable is the table stored in a coordinate checkpoint: the states and
 // edges of the scope's path only, so a transition off the path is refused
 // by the table itself.
 func CoordTable(scope string) map[string]string {
-	c := &Coord{Scope: scope}
-	edges := map[string][]string{}
-	for _, t := range CoordTransitions {
-		if t.Guard != "" && scopeGuard(t.Guard) && !coordGuards[t.Guard](c) {
-			continue
-		}
-		edges[t.From] = append(edges[t.From], t.To)
-	}
-	// Keep what the scope's path reaches from initialize.
-	succ := map[string]map[string]bool{CInitialize: {}}
-	queue := []string{CInitialize}
-	for len(queue) > 0 {
-		from := queue[0]
-		queue = queue[1:]
-		for _, to := range edges[from] {
-			succ[from][to] = true
-			if succ[to] == nil {
-				succ[to] = map[string]bool{}
-				queue = append(queue, to)
-			}
-		}
-	}
-	return joinSuccessors(succ)
+	return coordinate.Compile(&Coord{Scope: scope}, CInitialize)
 }
 
 // CoordPath is the rows of CoordTransitions a scope's path takes ("" for
@@ -141,17 +124,7 @@ func CoordPath(scope string) []Transition {
 	if scope == "" {
 		return append([]Transition(nil), CoordTransitions...)
 	}
-	table := CoordTable(scope)
-	var out []Transition
-	for _, t := range CoordTransitions {
-		if t.Guard != "" && scopeGuard(t.Guard) && !coordGuards[t.Guard](&Coord{Scope: scope}) {
-			continue
-		}
-		if _, reached := table[t.From]; reached {
-			out = append(out, t)
-		}
-	}
-	return out
+	return coordinate.Path(&Coord{Scope: scope}, CInitialize)
 }
 
 // Coord is the coordinate workflow's runtime data (the checkpoint's
@@ -266,8 +239,8 @@ type CoordEnv struct {
 
 // NewCoord initializes the coordinate workflow (state initialize done):
 // scope (given or detected), topic, research topics, paths.
-func NewCoord(description, scope, session, topicDir string) *Coord {
-	c := &Coord{Kind: "coordinate", Description: description, Owner: session, Current: CResearch, Completed: []string{CInitialize}}
+func NewCoord(description, scope, session, topicDir string) (*Coord, error) {
+	c := &Coord{Kind: "coordinate", Description: description, Owner: session, Current: CInitialize}
 	if scope == "" {
 		c.Scope, c.ScopeWhy = DetectScope(description)
 	} else {
@@ -277,43 +250,29 @@ func NewCoord(description, scope, session, topicDir string) *Coord {
 	c.Topics, c.ComplexWhy = Complexity(description)
 	c.Hierarchical = Hierarchical(c.Topics)
 	c.Paths = ArtifactPaths(topicDir, make([]string, c.Topics))
-	return c
+	// Initialization is done: the table's first row moves on to research.
+	if _, err := c.fire(OnInitialized); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 func (c *Coord) fire(on string) (Transition, error) {
-	var failed string
-	for _, t := range CoordTransitions {
-		if t.From != c.Current || t.On != on {
-			continue
-		}
-		if t.Guard != "" && !coordGuards[t.Guard](c) {
-			failed = t.Guard
-			continue
-		}
-		if c.Current != "" && !contains(c.Completed, c.Current) {
-			c.Completed = append(c.Completed, c.Current)
-		}
-		c.Current = t.To
-		c.StopBlocks = 0
-		return t, nil
+	t, err := coordinate.Fire(c, c.Current, on)
+	if err != nil {
+		return Transition{}, err
 	}
-	return Transition{}, &TransitionError{State: c.Current, Trigger: on, Guard: failed, Valid: CoordTriggers(c.Scope, c.Current)}
+	if c.Current != "" && !contains(c.Completed, c.Current) {
+		c.Completed = append(c.Completed, c.Current)
+	}
+	c.Current = t.To
+	c.StopBlocks = 0
+	return t, nil
 }
 
 // CoordTriggers lists the triggers the scope's path has from state, sorted.
 func CoordTriggers(scope, from string) []string {
-	c := &Coord{Scope: scope}
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range CoordTransitions {
-		if t.From != from || seen[t.On] || (t.Guard != "" && scopeGuard(t.Guard) && !coordGuards[t.Guard](c)) {
-			continue
-		}
-		seen[t.On] = true
-		out = append(out, t.On)
-	}
-	sort.Strings(out)
-	return out
+	return coordinate.Triggers(&Coord{Scope: scope}, from)
 }
 
 // coordAgent strips the plugin namespace; ok when it is a coordinate agent.
@@ -961,7 +920,9 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		}
 		switch FindResult(text, []string{LineImplComplete, LineImplBlocked}) {
 		case LineImplComplete:
-			c.fire(OnImplemented)
+			if _, err := c.fire(OnImplemented); err != nil {
+				return "", "[coordinate implement] IMPLEMENTATION STATUS: COMPLETE refused: " + err.Error()
+			}
 			return "", "[coordinate implement] IMPLEMENTATION STATUS: COMPLETE -> test | next: " + c.Next()
 		case LineImplBlocked:
 			return "", "[coordinate implement] IMPLEMENTATION STATUS: BLOCKED | relaunch implementation-executor once the blocker is cleared"
@@ -998,14 +959,20 @@ func (c *Coord) ended(t Transition) {
 // tested applies a test result.
 func (c *Coord) tested(pass bool, why string) string {
 	if pass {
-		t, _ := c.fire(OnTestsPass)
+		t, err := c.fire(OnTestsPass)
+		if err != nil {
+			return "[coordinate test] TESTS: PASS refused: " + err.Error()
+		}
 		if t.To == CComplete {
 			c.Outcome = "completed (debug-only: tests pass)"
 		}
 		return fmt.Sprintf("[coordinate test] TESTS: PASS -> %s | next: %s", t.To, c.Next())
 	}
 	c.LastError, c.FailedState = orText(why, "tests failed"), CTest
-	t, _ := c.fire(OnTestsFail)
+	t, err := c.fire(OnTestsFail)
+	if err != nil {
+		return "[coordinate test] TESTS: FAIL refused: " + err.Error()
+	}
 	if t.To == CDebug {
 		c.Retries++ // a retry starts: debug, then test again
 	}
@@ -1240,7 +1207,9 @@ func (c *Coord) supervised(l *CoordLaunch, text string, env *CoordEnv) (string, 
 		if len(failures) > 0 {
 			note = "; partial failures: " + strings.Join(failures, "; ")
 		}
-		c.fire(OnImplemented)
+		if _, err := c.fire(OnImplemented); err != nil {
+			return "", fmt.Sprintf("[coordinate implement] %s refused: %v", l.Agent, err)
+		}
 		return "", fmt.Sprintf("[coordinate implement] %s: %d tracks, %s%s -> test | next: %s", l.Agent, len(workers), c.TimeSavings, note, c.Next())
 	}
 	var failedStages []string

@@ -21,7 +21,7 @@ func FuzzDecideCoord(f *testing.F) {
 		if !ValidScope(scope) {
 			scope = ScopeFullImplementation
 		}
-		c := NewCoord("fuzz the engine", scope, "s", "specs/001_x")
+		c := must(NewCoord("fuzz the engine", scope, "s", "specs/001_x"))
 		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		env := &CoordEnv{
 			Root: "/p",

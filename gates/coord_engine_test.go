@@ -47,7 +47,7 @@ type ceHarness struct {
 func newCE(t *testing.T, desc, scope string) *ceHarness {
 	t.Helper()
 	h := &ceHarness{t: t, files: map[string]int64{}, sums: map[string]string{}}
-	h.c = NewCoord(desc, scope, "sess-1", ceTopicDir)
+	h.c = must(NewCoord(desc, scope, "sess-1", ceTopicDir))
 	h.env = &CoordEnv{
 		Root:    ceRoot,
 		Now:     time.Date(2025, 3, 4, 10, 0, 0, 0, time.UTC),

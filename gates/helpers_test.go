@@ -236,7 +236,7 @@ func newHarness(t *testing.T, plan ...phase) *harness {
 	}
 	return &harness{
 		t:        t,
-		w:        NewWorkflow("Add a login page", ownerSession),
+		w:        must(NewWorkflow("Add a login page", ownerSession)),
 		plan:     plan,
 		files:    PlanFiles{},
 		recorded: PlanFiles{},
@@ -764,3 +764,11 @@ func hasRecord(o Outcome, typ, reasonPart string) bool {
 }
 
 var reCheckpoint = regexp.MustCompile(`^\[(PHASE \d+( \| Tasks? [0-9, -]+)?|STEP [0-9a-zF]+)\] `)
+
+// must returns v, panicking on err (a fixture that cannot be built).
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -34,7 +34,7 @@ var decideRows = []decideRow{
 			if o.Start != "Add a login page" || o.Verdict != Allow {
 				t.Fatalf("start outcome %+v", o)
 			}
-			if w := NewWorkflow("Add a login page", "s"); w.Current != S0a || w.Owner != "s" || w.Kind != "orchestrate" {
+			if w, err := NewWorkflow("Add a login page", "s"); err != nil || w.Current != S0a || w.Owner != "s" || w.Kind != "orchestrate" {
 				t.Fatalf("NewWorkflow = %+v", w)
 			}
 		},

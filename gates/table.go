@@ -2,7 +2,6 @@ package gates
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -73,7 +72,7 @@ type Transition struct {
 // Transitions is the orchestrate workflow's state machine (README, "The
 // orchestrate workflow"), with the open questions decided as README, "The
 // rules in detail" says.
-var Transitions = []Transition{
+var Transitions = withAbort([]Transition{
 	{From: "", To: S0a, On: OnStart},
 
 	{From: S0a, To: S0a, On: OnQuestions, Guard: GuardRoundsLeft},
@@ -121,13 +120,15 @@ var Transitions = []Transition{
 	{From: Escalated, To: S4c, On: OnSkip, Guard: GuardFixEscalation},
 	{From: Escalated, To: S4a, On: OnRetry, Guard: GuardFinalEscalation},
 	{From: Escalated, To: S6, On: OnSkip, Guard: GuardFinalEscalation},
-}
+})
 
-func init() {
-	// Every state that is neither complete nor aborted can be aborted.
+// withAbort adds the abort rows: every state that is neither complete nor
+// aborted can be aborted.
+func withAbort(rows []Transition) []Transition {
 	for _, s := range []string{S0a, S1, S0b, S2, S3, S4a, S4b, SF1, SF2, S4c, S5a, S5b, S6, S7, Escalated} {
-		Transitions = append(Transitions, Transition{From: s, To: Aborted, On: OnAbort})
+		rows = append(rows, Transition{From: s, To: Aborted, On: OnAbort})
 	}
+	return rows
 }
 
 // Guard names: each is a condition on the workflow's counters or plan.
@@ -153,56 +154,28 @@ const (
 )
 
 // TransitionError is a refused trigger: no row of the table fires from State
-// on Trigger (or its guard failed).
+// on Trigger (or its guard failed). It is the table's refusal as a value.
 type TransitionError struct {
 	State   string
 	Trigger string
 	Guard   string   // the guard that failed, when a row matched
-	Valid   []string // the triggers valid at State; nil: the orchestrate table's
+	Valid   []string // the triggers valid at State
 }
 
 func (e *TransitionError) Error() string {
 	if e.Guard != "" {
 		return fmt.Sprintf("%s is not allowed at state %s: guard %q does not hold", e.Trigger, e.State, e.Guard)
 	}
-	valid := e.Valid
-	if valid == nil {
-		valid = ValidTriggers(e.State)
-	}
-	return fmt.Sprintf("%s is not allowed at state %s (allowed there: %s)", e.Trigger, e.State, strings.Join(valid, "; "))
+	return fmt.Sprintf("%s is not allowed at state %s (allowed there: %s)", e.Trigger, e.State, strings.Join(e.Valid, "; "))
 }
 
 // ValidTriggers lists the triggers with a row from state, sorted.
-func ValidTriggers(state string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range Transitions {
-		if t.From == state && !seen[t.On] {
-			seen[t.On] = true
-			out = append(out, t.On)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func ValidTriggers(state string) []string { return orchestrate.Triggers(orch{}, state) }
 
 // CompiledTable is the transition table stored in checkpoints: each state
 // mapped to its successors, sorted and comma-separated ("" for none), as
 // checkpoint v2.0's transition_table (README, "State").
-func CompiledTable() map[string]string {
-	succ := map[string]map[string]bool{}
-	for _, t := range Transitions {
-		for _, s := range []string{t.From, t.To} {
-			if s != "" && succ[s] == nil {
-				succ[s] = map[string]bool{}
-			}
-		}
-		if t.From != "" {
-			succ[t.From][t.To] = true
-		}
-	}
-	return joinSuccessors(succ)
-}
+func CompiledTable() map[string]string { return orchestrate.Compile(orch{}, "") }
 
 // Finished reports whether state ends gating (nothing is blocked there).
 func Finished(state string) bool { return state == Complete || state == Aborted }
@@ -225,19 +198,4 @@ var Gates = map[int]GateRule{
 	5: {After: "5a PASS", Allowed: []string{"5b if any task has requires_ux_dx_review: true", "else phase 6"}, Forbidden: []string{"skip 5b if required"}},
 	6: {After: "5a FAIL", Allowed: []string{"create fix tasks", "return to phase 4"}, Forbidden: []string{"proceed to 5b", "proceed to phase 6"}},
 	7: {After: "5b", Allowed: []string{"phase 6 if PASS", "fix tasks and phase 4 if FAIL"}, Forbidden: []string{"skip fixes if 5b fails"}},
-}
-
-// joinSuccessors renders a successor set as a stored transition table:
-// each state's successors sorted and joined with commas.
-func joinSuccessors(succ map[string]map[string]bool) map[string]string {
-	out := make(map[string]string, len(succ))
-	for from, tos := range succ {
-		list := make([]string, 0, len(tos))
-		for to := range tos {
-			list = append(list, to)
-		}
-		sort.Strings(list)
-		out[from] = strings.Join(list, ",")
-	}
-	return out
 }

@@ -188,7 +188,7 @@ func TestTransitionRows(t *testing.T) {
 			if !errors.As(err, &te) {
 				t.Fatalf("guard failing: err = %v, want *TransitionError", err)
 			}
-			want := TransitionError{State: tr.From, Trigger: tr.On, Guard: lastGuard(tr.From, tr.On)}
+			want := TransitionError{State: tr.From, Trigger: tr.On, Guard: lastGuard(tr.From, tr.On), Valid: ValidTriggers(tr.From)}
 			if !reflect.DeepEqual(*te, want) {
 				t.Errorf("error = %+v, want %+v", *te, want)
 			}
@@ -219,7 +219,7 @@ func TestTriggersWithoutRowRefused(t *testing.T) {
 			w := &Workflow{Current: s}
 			_, err := w.fire(on, &Env{})
 			var te *TransitionError
-			if !errors.As(err, &te) || !reflect.DeepEqual(*te, TransitionError{State: s, Trigger: on}) {
+			if !errors.As(err, &te) || !reflect.DeepEqual(*te, TransitionError{State: s, Trigger: on, Valid: ValidTriggers(s)}) {
 				t.Errorf("%q on %q: err = %v, want a TransitionError without guard", s, on, err)
 				continue
 			}

@@ -311,8 +311,14 @@ func cell(s string) string {
 }
 
 // NewWorkflow starts the orchestrate workflow at 0a.
-func NewWorkflow(request, session string) *Workflow {
-	return &Workflow{Kind: "orchestrate", Request: request, Owner: session, Current: S0a}
+// It starts by the table's start row, which governs where a workflow
+// begins.
+func NewWorkflow(request, session string) (*Workflow, error) {
+	w := &Workflow{Kind: "orchestrate", Request: request, Owner: session}
+	if _, err := w.fire(OnStart, &Env{}); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // FollowUp reopens a complete workflow (phase 7): lightweight -> 4a
@@ -332,7 +338,9 @@ func FollowUp(w *Workflow, kind, request string, env *Env) (Outcome, error) {
 	if trigger == OnFull {
 		return Outcome{Start: request}, nil
 	}
-	w.fire(OnFollowUp, env)
+	if _, err := w.fire(OnFollowUp, env); err != nil {
+		return Outcome{}, err
+	}
 	if _, err := w.fire(trigger, env); err != nil {
 		return Outcome{}, err
 	}

@@ -233,7 +233,10 @@ func (w *Workflow) decision(name, args string, c *Call, env *Env) (Outcome, bool
 		o = w.resolve(args, env)
 	case "abort":
 		from := w.Current
-		w.fire(OnAbort, env)
+		if _, err := w.fire(OnAbort, env); err != nil {
+			o = w.block(fmt.Sprintf("the workflow cannot be aborted here: %v.", err))
+			break
+		}
 		w.WaitingOn = ""
 		o = Outcome{Changed: true, Context: "orch-hook: the user aborted the workflow; nothing is gated any more. Stop and summarize where it ended."}
 		o.log(Record{Type: RecDecision, Reason: "abort", Input: from})
@@ -303,7 +306,9 @@ func (w *Workflow) approve(env *Env) Outcome {
 		// 4a would have no phase to run.
 		return w.block("the plan has no unchecked task, so there is nothing to implement; ask for changes with /orch-hook:request-changes <what to add>.")
 	}
-	w.fire(OnApprove, env)
+	if _, err := w.fire(OnApprove, env); err != nil {
+		return w.block(fmt.Sprintf("the approval is refused by the workflow's table: %v.", err))
+	}
 	w.WaitingOn = ""
 	w.Tasks = nil
 	w.FixIterations = 0
@@ -333,7 +338,9 @@ func (w *Workflow) requestChanges(args string) Outcome {
 	if args == "" {
 		return w.block("say what to change: /orch-hook:request-changes <what to change>.")
 	}
-	w.moveTo(S2)
+	if _, err := w.fire(OnRequestChanges, &Env{}); err != nil {
+		return w.block(fmt.Sprintf("the change request is refused by the workflow's table: %v.", err))
+	}
 	w.WaitingOn = ""
 	line := fmt.Sprintf("[STEP 3] CHANGES REQUESTED -> 2 | relaunch task-planner to revise the plan: %s", clip(oneLine(args), 300))
 	o := Outcome{Changed: true, Context: "orch-hook: " + line}
@@ -372,7 +379,9 @@ func (w *Workflow) resolve(args string, env *Env) Outcome {
 	o := Outcome{Changed: true}
 	switch option {
 	case "retry":
-		w.fire(OnRetry, env)
+		if _, err := w.fire(OnRetry, env); err != nil {
+			return w.block(fmt.Sprintf("retry is refused by the workflow's table: %v.", err))
+		}
 		w.WaitingOn = ""
 		if kind == EscalationFix {
 			w.FixIterations = 0
@@ -388,7 +397,9 @@ func (w *Workflow) resolve(args string, env *Env) Outcome {
 				return refused
 			}
 		}
-		w.fire(OnSkip, env)
+		if _, err := w.fire(OnSkip, env); err != nil {
+			return w.block(fmt.Sprintf("skip is refused by the workflow's table: %v.", err))
+		}
 		w.WaitingOn = ""
 		if kind == EscalationFix {
 			p := ParsePlan(env.files())
@@ -415,7 +426,9 @@ func (w *Workflow) resolve(args string, env *Env) Outcome {
 			o.Context = "orch-hook: [RESOLVE] skip -> 6 | the final-validation failure is recorded as a known issue: launch task-planner for SUCCESS_EXTRACTION"
 		}
 	case "abort":
-		w.fire(OnAbort, env)
+		if _, err := w.fire(OnAbort, env); err != nil {
+			return w.block(fmt.Sprintf("abort is refused by the workflow's table: %v.", err))
+		}
 		w.WaitingOn = ""
 		o.Context = "orch-hook: [RESOLVE] abort -> aborted | the workflow is aborted; nothing is gated any more."
 	default:

@@ -89,7 +89,7 @@ func TestSelfApprovalDenied(t *testing.T) {
 		{"cat orch-hook-notes.txt approve", ""},
 		{"go test ./...", ""},
 	}
-	for _, w := range []*Workflow{nil, NewWorkflow("x", ownerSession), {Current: Complete}} {
+	for _, w := range []*Workflow{nil, must(NewWorkflow("x", ownerSession)), {Current: Complete}} {
 		for _, tc := range skills {
 			var o Outcome
 			if w == nil { // no workflow at all: package hooks decides on a finished one
@@ -267,7 +267,7 @@ func TestOwnershipAfterClear(t *testing.T) {
 
 func TestWorkflowStartedFromTheCLI(t *testing.T) {
 	h := newHarness(t)
-	h.w = NewWorkflow("Add a login page", "")
+	h.w = must(NewWorkflow("Add a login page", ""))
 	// Nothing is foreign before the first prompt.
 	wantAllow(t, h.do(&Call{Event: "PreToolUse", Tool: "Agent", SubagentType: PluginPrefix + Analyst, Session: "sess-x", ToolUseID: "t1"}))
 	o := h.do(promptCall("go on", "p1"))

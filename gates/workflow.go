@@ -353,19 +353,12 @@ func sortedKeys(m map[int]*TaskRun) []int {
 // and trigger and whose guard holds. It returns the row, or a
 // *TransitionError naming the state and the failed guard.
 func (w *Workflow) fire(on string, env *Env) (Transition, error) {
-	var failed string
-	for _, t := range Transitions {
-		if t.From != w.Current || t.On != on {
-			continue
-		}
-		if t.Guard != "" && !guards[t.Guard](w, env) {
-			failed = t.Guard
-			continue
-		}
-		w.moveTo(t.To)
-		return t, nil
+	t, err := orchestrate.Fire(orch{w, env}, w.Current, on)
+	if err != nil {
+		return Transition{}, err
 	}
-	return Transition{}, &TransitionError{State: w.Current, Trigger: on, Guard: failed}
+	w.moveTo(t.To)
+	return t, nil
 }
 
 // moveTo changes the state, recording the state left in completed_states
@@ -381,34 +374,44 @@ func (w *Workflow) moveTo(to string) {
 // guards are the named conditions of the table. They read the counters as
 // they stand when the trigger arrives (see Decide for what each trigger
 // counts first).
-var guards = map[string]func(*Workflow, *Env) bool{
-	GuardRoundsLeft:        func(w *Workflow, _ *Env) bool { return w.Rounds < MaxRounds },
-	GuardRoundsUsed:        func(w *Workflow, _ *Env) bool { return w.Rounds >= MaxRounds },
-	GuardDiscoveryReturned: func(w *Workflow, _ *Env) bool { return w.discoveryReturned() },
-	GuardDiscoveryLeft:     func(w *Workflow, _ *Env) bool { return w.Discovery < MaxDiscovery },
-	GuardDiscoveryUsed:     func(w *Workflow, _ *Env) bool { return w.Discovery >= MaxDiscovery },
-	GuardPlanValid: func(w *Workflow, env *Env) bool {
-		_, err := env.plan()
+// orch is what the orchestrate table's guards read: the workflow and the
+// hook call's environment (the plan on disk).
+type orch struct {
+	w   *Workflow
+	env *Env
+}
+
+// orchestrate is the orchestrate workflow's machine.
+var orchestrate = &Machine[orch]{Rows: Transitions, Guards: guards}
+
+var guards = map[string]func(orch) bool{
+	GuardRoundsLeft:        func(o orch) bool { return o.w.Rounds < MaxRounds },
+	GuardRoundsUsed:        func(o orch) bool { return o.w.Rounds >= MaxRounds },
+	GuardDiscoveryReturned: func(o orch) bool { return o.w.discoveryReturned() },
+	GuardDiscoveryLeft:     func(o orch) bool { return o.w.Discovery < MaxDiscovery },
+	GuardDiscoveryUsed:     func(o orch) bool { return o.w.Discovery >= MaxDiscovery },
+	GuardPlanValid: func(o orch) bool {
+		_, err := o.env.plan()
 		return err == nil
 	},
-	GuardAllTasksReturned:     func(w *Workflow, env *Env) bool { return w.allTasksReturned(env) },
-	GuardFixesLeft:            func(w *Workflow, _ *Env) bool { return w.FixIterations < MaxFixIterations },
-	GuardFixesUsed:            func(w *Workflow, _ *Env) bool { return w.FixIterations >= MaxFixIterations },
-	GuardFailingTasksReturned: func(w *Workflow, _ *Env) bool { return w.failingReturned() },
-	GuardPhaseCheckedMoreLeft: func(w *Workflow, env *Env) bool {
-		p, err := env.plan()
-		return err == nil && p.PhaseChecked(w.Phase) && p.NextOpenPhase(w.Phase) != 0
+	GuardAllTasksReturned:     func(o orch) bool { return o.w.allTasksReturned(o.env) },
+	GuardFixesLeft:            func(o orch) bool { return o.w.FixIterations < MaxFixIterations },
+	GuardFixesUsed:            func(o orch) bool { return o.w.FixIterations >= MaxFixIterations },
+	GuardFailingTasksReturned: func(o orch) bool { return o.w.failingReturned() },
+	GuardPhaseCheckedMoreLeft: func(o orch) bool {
+		p, err := o.env.plan()
+		return err == nil && p.PhaseChecked(o.w.Phase) && p.NextOpenPhase(o.w.Phase) != 0
 	},
-	GuardAllPhasesChecked: func(w *Workflow, env *Env) bool {
-		p, err := env.plan()
-		return err == nil && p.PhaseChecked(w.Phase) && p.NextOpenPhase(w.Phase) == 0
+	GuardAllPhasesChecked: func(o orch) bool {
+		p, err := o.env.plan()
+		return err == nil && p.PhaseChecked(o.w.Phase) && p.NextOpenPhase(o.w.Phase) == 0
 	},
-	GuardUXRequired:      func(w *Workflow, _ *Env) bool { return w.uxRequired() },
-	GuardNoUX:            func(w *Workflow, _ *Env) bool { return !w.uxRequired() },
-	GuardFinalLeft:       func(w *Workflow, _ *Env) bool { return w.FinalFailures < MaxFinalFailures },
-	GuardFinalUsed:       func(w *Workflow, _ *Env) bool { return w.FinalFailures >= MaxFinalFailures },
-	GuardFixEscalation:   func(w *Workflow, _ *Env) bool { return w.Escalation != nil && w.Escalation.Kind == EscalationFix },
-	GuardFinalEscalation: func(w *Workflow, _ *Env) bool { return w.Escalation != nil && w.Escalation.Kind == EscalationFinal },
+	GuardUXRequired:      func(o orch) bool { return o.w.uxRequired() },
+	GuardNoUX:            func(o orch) bool { return !o.w.uxRequired() },
+	GuardFinalLeft:       func(o orch) bool { return o.w.FinalFailures < MaxFinalFailures },
+	GuardFinalUsed:       func(o orch) bool { return o.w.FinalFailures >= MaxFinalFailures },
+	GuardFixEscalation:   func(o orch) bool { return o.w.Escalation != nil && o.w.Escalation.Kind == EscalationFix },
+	GuardFinalEscalation: func(o orch) bool { return o.w.Escalation != nil && o.w.Escalation.Kind == EscalationFinal },
 }
 
 func (w *Workflow) discoveryReturned() bool {

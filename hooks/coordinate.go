@@ -211,7 +211,10 @@ func StartCoordinate(store *state.Store, description, scope, session string, now
 			}
 		}
 	}
-	c := gates.NewCoord(description, scope, session, topicDir)
+	c, err := gates.NewCoord(description, scope, session, topicDir)
+	if err != nil {
+		return nil, err
+	}
 	if plan != "" {
 		c.Topic = strings.SplitN(filepath.Base(topicDir), "_", 2)[1]
 		c.Paths.PlanPath = plan

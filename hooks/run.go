@@ -45,23 +45,24 @@ const DefaultBudget = 9 * time.Second
 const budgetMargin = time.Second
 
 // lockWait is how long a write for event waits for the state lock. A
-// gating call (a tool call, a user's /orch-hook: decision) waits briefly and
-// then refuses, saying so; anything else (a completion, a task
-// notification, a Stop) waits as long as its hook may run, so that it is
-// applied, not dropped.
+// gating call (a tool call, a user's /orch-hook: decision) waits briefly
+// (state.LockWait) and then refuses, saying so; anything else (a
+// completion, a task notification, a Stop) waits as long as its hook may
+// run, so that it is applied, not dropped. Neither waits past the budget.
 func (e Env) lockWait(in *Input) time.Duration {
-	if _, _, decision := orchCommand(in.Prompt); in.HookEventName == PreToolUse || in.HookEventName == UserPromptSubmit && decision {
-		return state.LockWait
-	}
 	b := e.Budget
 	if b <= 0 {
 		b = DefaultBudget
 	}
-	if b-budgetMargin < state.LockWait {
-		return state.LockWait
+	avail := max(b-budgetMargin, minLockWait)
+	if _, _, decision := orchCommand(in.Prompt); in.HookEventName == PreToolUse || in.HookEventName == UserPromptSubmit && decision {
+		return min(state.LockWait, avail)
 	}
-	return b - budgetMargin
+	return avail
 }
+
+// minLockWait is the least a write waits, whatever the budget.
+const minLockWait = 500 * time.Millisecond
 
 func (e Env) getenv() func(string) string {
 	if e.Getenv != nil {

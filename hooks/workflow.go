@@ -209,7 +209,10 @@ func StartWorkflow(store *state.Store, request, session string, now time.Time) (
 	if request == "" {
 		return nil, errors.New("the request is empty: say what to build")
 	}
-	w := gates.NewWorkflow(request, session)
+	w, err := gates.NewWorkflow(request, session)
+	if err != nil {
+		return nil, err
+	}
 	cp := &state.Checkpoint{
 		SchemaVersion: state.SchemaVersion,
 		StateMachine: state.StateMachine{

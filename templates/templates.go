@@ -300,7 +300,7 @@ var hookEvents = []struct {
 	{"SessionEnd", "", false},
 }
 
-// HookTimeout is the seconds Claude Code gives each hook: far above the 2 s
+// HookTimeout is the seconds Claude Code gives each hook: far above the 5 s
 // lock wait of a gate, so a gate is never killed mid-decision (which would
 // let the call through). The binary is told one second less (--budget): a
 // completion waits that long for the state lock rather than be dropped.

@@ -178,7 +178,7 @@ func TestCommands(t *testing.T) {
 }
 
 // TestHooksFile: every event the workflow needs, gating events with a
-// timeout well above the 2 s lock wait.
+// timeout well above the 5 s lock wait.
 func TestHooksFile(t *testing.T) {
 	var hf HooksFile
 	files, _ := Render(plugin)
