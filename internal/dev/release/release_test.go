@@ -67,8 +67,8 @@ func TestArchiveReproducible(t *testing.T) {
 func TestExcluded(t *testing.T) {
 	for name, want := range map[string]bool{
 		"gates/plan.go": false, "gates/plan_test.go": true, "gates/testdata/fp/x.sh": true,
-		".ci/run": true, "internal/e2e/harness_test.go": true, "hooks/bootstrap.sh": false,
-		"internal/release/main.go": false, "commands/status.md": false,
+		".ci/run": true, "internal/dev/e2e/harness_test.go": true, "hooks/bootstrap.sh": false,
+		"internal/dev/release/main.go": false, "commands/status.md": false,
 	} {
 		if got := excluded(name); got != want {
 			t.Errorf("excluded(%q) = %v, want %v", name, got, want)
@@ -145,7 +145,7 @@ func TestBuildEnvPinned(t *testing.T) {
 	if err != nil {
 		t.Skip("no go")
 	}
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	root, _ := filepath.Abs(filepath.Join("..", "..", ".."))
 	toolchain, err := goToolchain(root)
 	if err != nil {
 		t.Fatal(err)
