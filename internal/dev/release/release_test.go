@@ -227,3 +227,38 @@ func TestPluginFiles(t *testing.T) {
 		t.Errorf("a change to a file the archive leaves out was refused: %v", err)
 	}
 }
+
+// TestBinaryLinksNoMachinery: the binary a release ships links none of the
+// machinery under internal/dev/ (README, "Layout"), on any release
+// platform; a product package that imported one would break the split.
+func TestBinaryLinksNoMachinery(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go")
+	}
+	root, _ := filepath.Abs(filepath.Join("..", "..", ".."))
+	const module = "github.com/orch-hook/orch-hook/"
+	for _, p := range Platforms {
+		goos, goarch, _ := strings.Cut(p, "/")
+		cmd := exec.Command(goBin, "list", "-deps", "-tags", BuildTags, "./cmd/orch-hook")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps ./cmd/orch-hook (%s): %v", p, err)
+		}
+		own := 0
+		for _, pkg := range strings.Fields(string(out)) {
+			if !strings.HasPrefix(pkg, module) {
+				continue
+			}
+			own++
+			if strings.HasPrefix(pkg, module+"internal/dev/") {
+				t.Errorf("%s: the binary links %s, which is machinery", p, pkg)
+			}
+		}
+		if own == 0 {
+			t.Fatalf("%s: go list -deps names none of %s's packages:\n%s", p, module, out)
+		}
+	}
+}
