@@ -7,7 +7,7 @@ GO       ?= go
 # hooks run ${CLAUDE_PLUGIN_DATA}/bin/<version>/orch-hook.
 VERSION  ?= $(shell sed -n 's/.*"version"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' .claude-plugin/plugin.json | head -n 1)
 LDFLAGS  := -s -w -X main.version=$(VERSION)
-# The flags a release binary is built with (internal/release): make build
+# The flags a release binary is built with (internal/dev/release): make build
 # gives the same bytes for this platform, so hooks/release.sha256 vouches
 # for it too.
 BUILDFLAGS := -trimpath -buildvcs=false
@@ -51,21 +51,21 @@ validate:
 # dist/v$(VERSION)/; it also rewrites hooks/release.sha256, which the
 # plugin's bootstrap verifies downloads against (commit it).
 release:
-	$(GO) run ./internal/release -version '$(VERSION)' -out dist -pin
+	$(GO) run ./internal/dev/release -version '$(VERSION)' -out dist -pin
 
 # Only the checksums: rebuild the binaries and rewrite hooks/release.sha256.
 checksums:
-	$(GO) run ./internal/release -version '$(VERSION)' -checksums-only
+	$(GO) run ./internal/dev/release -version '$(VERSION)' -checksums-only
 
 # CI: the binaries this source builds must be the ones hooks/release.sha256
 # pins (so a download the bootstrap verifies is this source, built anywhere).
 release-check:
-	$(GO) run ./internal/release -check
+	$(GO) run ./internal/dev/release -check
 
 # Replays a recorded Claude Code session through the real binary and prints
 # every decision, then `orch-hook status`.
 demo: build
-	$(GO) run ./internal/demo -bin $(BIN)
+	$(GO) run ./internal/dev/demo -bin $(BIN)
 
 # Everything that needs nothing but Go: unit tests, testscript end-to-end
 # scripts, the race detector on the state and hooks packages, and short
@@ -73,7 +73,7 @@ demo: build
 test: test-unit test-race test-fuzz
 
 test-unit:
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v /internal/e2e)
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v /internal/dev/e2e)
 
 test-race:
 	$(GO) test -count=1 -race ./state/... ./hooks/...
@@ -97,14 +97,14 @@ lint:
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./state/... ./hooks/...
-	$(GO) run ./internal/procbench
+	$(GO) run ./internal/dev/procbench
 
 # The end-to-end suite: the real Claude Code CLI (from PATH or .e2e/, where
 # .ci/run installs it) against a mock of the Messages API, with the plugin
 # and this binary; and the Gate 3 mutant, which the suite must catch. It
 # skips without the CLI unless ORCH_HOOK_E2E_REQUIRED=1.
 e2e:
-	PATH="$(CURDIR)/.e2e/node_modules/.bin:$$PATH" $(GO) test -count=1 -timeout 10m ./internal/e2e
+	PATH="$(CURDIR)/.e2e/node_modules/.bin:$$PATH" $(GO) test -count=1 -timeout 10m ./internal/dev/e2e
 
 # What CI runs (.ci/run).
 ci: lint build release-check test validate e2e

@@ -12,7 +12,7 @@ import (
 // Benchmarks of the store's two paths: the lock-free read every hook call
 // makes, and the locked read-modify-write of a state change. They run on
 // tmpfs (/dev/shm) when it exists, so that they measure orch-hook's own
-// work rather than the disk's fsync; internal/procbench measures the disk.
+// work rather than the disk's fsync; internal/dev/procbench measures the disk.
 
 // benchStateDir returns an empty directory, on tmpfs when there is one.
 func benchStateDir(b *testing.B) string {

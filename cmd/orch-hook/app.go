@@ -46,7 +46,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 			}
 		}
 		printError(stderr, err)
-		printJSONError(stdout, args, err)
+		printJSONError(stdout, args, newMainApp(e, extra).Commands, err)
 		return exitCode(err)
 	}
 	if len(args) >= 2 && args[1] == "hook" && !hasFlag(args[2:]) {
@@ -59,17 +59,24 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		}
 		return exitCode(err)
 	}
+	app := newMainApp(e, extra)
+	err := app.Run(args)
+	if err != nil {
+		printError(stderr, err)
+		printJSONError(stdout, args, app.Commands, err)
+	}
+	return exitCode(err)
+}
+
+// newMainApp is the command line Main runs: NewApp with the commands the
+// build tags add and extra (the tests').
+func newMainApp(e *env, extra []*cli.Command) *cli.App {
 	app := NewApp(e)
 	for _, mk := range benchCommands {
 		app.Commands = append(app.Commands, mk(e))
 	}
 	app.Commands = append(app.Commands, extra...)
-	err := app.Run(args)
-	if err != nil {
-		printError(stderr, err)
-		printJSONError(stdout, args, err)
-	}
-	return exitCode(err)
+	return app
 }
 
 // refuseFromModelShell: a subcommand that changes anything (hook, start,
@@ -205,8 +212,13 @@ func projectRoot(c *cli.Context) string {
 // jsonFlag is --json on the commands a script reads: one object of a
 // versioned schema on stdout, and an error as one too (printJSONError).
 func jsonFlag(schema string) cli.Flag {
-	return &cli.BoolFlag{Name: "json", Usage: "print JSON (the documented schema " + schema + "; an error as " + errorSchema + ")"}
+	return &cli.BoolFlag{Name: "json", Usage: "print JSON (the documented schema " + schema + jsonErrorUsage}
 }
+
+// jsonErrorUsage ends jsonFlag's usage: the help's promise that an error
+// comes as an errorSchema object, by which printJSONError knows a JSON
+// command (jsonCommand).
+const jsonErrorUsage = "; an error as " + errorSchema + ")"
 
 // printJSON prints v as indented JSON.
 func printJSON(e *env, v any) error {

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 
@@ -117,10 +120,10 @@ type jsonError struct {
 type reported interface{ reportedOnStdout() }
 
 // printJSONError prints err as a jsonError on stdout when args ask one of
-// the JSON commands for --json.
-func printJSONError(w io.Writer, args []string, err error) {
+// the JSON commands among commands (the command table) for --json.
+func printJSONError(w io.Writer, args []string, commands []*cli.Command, err error) {
 	var r reported
-	if !jsonRequested(args) || errors.As(err, &r) {
+	if !jsonRequested(args, commands) || errors.As(err, &r) {
 		return
 	}
 	msg, hint := errorText(err)
@@ -134,13 +137,30 @@ func printJSONError(w io.Writer, args []string, err error) {
 	}
 }
 
-// jsonCommands print one JSON object with --json, and their errors as one.
-var jsonCommands = map[string]bool{"status": true, "doctor": true, "explain": true, "start": true, "init": true}
+// jsonCommand reports whether the command named name in commands (the
+// command table) is a JSON command: one whose --json is jsonFlag, which
+// prints one JSON object and promises its errors as one (log's --json,
+// a JSON record a line, is not). The list is the table's, so a command
+// that gains jsonFlag gains its errors too.
+func jsonCommand(commands []*cli.Command, name string) bool {
+	for _, c := range commands {
+		if c.Name != name {
+			continue
+		}
+		for _, f := range c.Flags {
+			df, ok := f.(cli.DocGenerationFlag)
+			if ok && slices.Contains(f.Names(), "json") && strings.HasSuffix(df.GetUsage(), jsonErrorUsage) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // jsonRequested reports `orch-hook [--project DIR] CMD ... --json ...` for
-// a JSON command, read from the raw arguments: a usage error comes before
-// the flags are parsed.
-func jsonRequested(args []string) bool {
+// a JSON command of commands, read from the raw arguments: a usage error
+// comes before the flags are parsed.
+func jsonRequested(args []string, commands []*cli.Command) bool {
 	cmd := ""
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -153,7 +173,7 @@ func jsonRequested(args []string) bool {
 				i++
 			case strings.HasPrefix(a, "-"):
 			default:
-				if !jsonCommands[a] {
+				if !jsonCommand(commands, a) {
 					return false
 				}
 				cmd = a

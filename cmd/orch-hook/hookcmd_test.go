@@ -10,7 +10,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/orch-hook/orch-hook/internal/payloads"
+	"github.com/orch-hook/orch-hook/internal/dev/payloads"
 )
 
 // payloadDir holds real Claude Code 2.1.328 payloads (testdata/payloads,

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/orch-hook/orch-hook/gates"
@@ -59,6 +60,34 @@ func TestReadOnlyArgs(t *testing.T) {
 	} {
 		if got := gates.ReadOnlyArgs(tc.args); got != tc.want {
 			t.Errorf("ReadOnlyArgs(%q) = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
+
+// The commands whose errors come as one JSON object under --json are the
+// command table's commands with a --json flag: today the five README,
+// "Exit codes" names.
+func TestJSONCommandsFromTable(t *testing.T) {
+	e := &env{stdin: nil, stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
+	cmds := newMainApp(e, nil).Commands
+	var got []string
+	for _, c := range cmds {
+		if jsonRequested([]string{"orch-hook", "--project", "/p", c.Name, "x", "--json"}, cmds) {
+			got = append(got, c.Name)
+		}
+	}
+	sort.Strings(got)
+	if want := []string{"doctor", "explain", "init", "start", "status"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("JSON commands %q, want %q (README, \"Exit codes\")", got, want)
+	}
+	for _, args := range [][]string{
+		{"orch-hook", "status"},
+		{"orch-hook", "log", "--json"},
+		{"orch-hook", "status", "--", "--json"},
+		{"orch-hook", "bogus", "--json"},
+	} {
+		if jsonRequested(args, cmds) {
+			t.Errorf("jsonRequested(%q) = true", args)
 		}
 	}
 }

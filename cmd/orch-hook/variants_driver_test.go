@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orch-hook/orch-hook/internal/payloads"
+	"github.com/orch-hook/orch-hook/internal/dev/payloads"
 )
 
 // The driver turns a script of actions (what the orchestrator, the user

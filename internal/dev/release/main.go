@@ -6,8 +6,8 @@
 // bootstrap verifies a downloaded binary against, and -check rebuilds the
 // binaries and compares them with it (make ci).
 //
-//	go run ./internal/release -version 0.2.0 -out dist      # make release
-//	go run ./internal/release -check                        # make release-check
+//	go run ./internal/dev/release -version 0.2.0 -out dist      # make release
+//	go run ./internal/dev/release -check                        # make release-check
 package main
 
 import (
@@ -395,7 +395,7 @@ func pluginFiles(root string, allowDirty bool) ([]archiveFile, error) {
 
 func excluded(name string) bool {
 	if strings.HasSuffix(name, "_test.go") || strings.HasPrefix(name, ".ci/") || strings.HasPrefix(name, ".github/") ||
-		strings.HasPrefix(name, "internal/e2e/") || strings.HasPrefix(name, "internal/procbench/") || name == ".gitignore" {
+		strings.HasPrefix(name, "internal/dev/e2e/") || strings.HasPrefix(name, "internal/dev/procbench/") || name == ".gitignore" {
 		return true
 	}
 	for _, part := range strings.Split(path.Dir(name), "/") {

@@ -1,12 +1,12 @@
 // Package e2e runs the real Claude Code CLI offline against the scripted
-// Messages API mock (internal/mockapi) with a plugin loaded by
+// Messages API mock (internal/dev/mockapi) with a plugin loaded by
 // --plugin-dir, and checks what the hooks did and what the model was told.
 //
 // # Running
 //
-//	go test ./internal/e2e/                 # skips when claude is absent
-//	ORCH_HOOK_E2E_REQUIRED=1 go test ./internal/e2e/   # fails instead
-//	go test ./internal/e2e/ -v -run Smoke   # logs every mock request
+//	go test ./internal/dev/e2e/                 # skips when claude is absent
+//	ORCH_HOOK_E2E_REQUIRED=1 go test ./internal/dev/e2e/   # fails instead
+//	go test ./internal/dev/e2e/ -v -run Smoke   # logs every mock request
 //	ORCH_HOOK_E2E_DUMP=/tmp/d go test ...   # writes events, stderr and every
 //	                                        # request body under /tmp/d/TEST/
 //
@@ -63,7 +63,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orch-hook/orch-hook/internal/mockapi"
+	"github.com/orch-hook/orch-hook/internal/dev/mockapi"
 )
 
 // Environment variables read by the harness.

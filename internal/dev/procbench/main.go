@@ -19,7 +19,7 @@
 //
 // Usage (from the module root; make bench runs it):
 //
-//	go run ./internal/procbench [-n 300] [-json] [-run REGEXP] [-diskdir DIR] [-tags TAGS] [-keep]
+//	go run ./internal/dev/procbench [-n 300] [-json] [-run REGEXP] [-diskdir DIR] [-tags TAGS] [-keep]
 //
 // Scenarios are the table in scenarios.go; add one there.
 package main

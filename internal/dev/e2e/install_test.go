@@ -172,10 +172,10 @@ func TestArchiveInstall(t *testing.T) {
 	}
 	version := pluginVersionOf(t, root)
 	out := t.TempDir()
-	rel := exec.Command("go", "run", "./internal/release", "-version", version, "-out", out, "-base", "https://"+releaseHost+"/releases", "-allow-dirty")
+	rel := exec.Command("go", "run", "./internal/dev/release", "-version", version, "-out", out, "-base", "https://"+releaseHost+"/releases", "-allow-dirty")
 	rel.Dir = root
 	if b, err := rel.CombinedOutput(); err != nil {
-		t.Fatalf("go run ./internal/release: %v\n%s", err, b)
+		t.Fatalf("go run ./internal/dev/release: %v\n%s", err, b)
 	}
 	// The server's tree mirrors GitHub's: /releases/v<version>/<file>.
 	site := t.TempDir()

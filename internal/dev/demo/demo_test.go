@@ -15,7 +15,7 @@ func TestDemo(t *testing.T) {
 		t.Skip("builds the binary; skipped with -short")
 	}
 	bin := filepath.Join(t.TempDir(), "orch-hook")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/orch-hook")
+	build := exec.Command("go", "build", "-o", bin, "../../../cmd/orch-hook")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

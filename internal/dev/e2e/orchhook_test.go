@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orch-hook/orch-hook/internal/mockapi"
+	"github.com/orch-hook/orch-hook/internal/dev/mockapi"
 )
 
 // The orch-hook scenarios run the real Claude Code CLI with a copy of this

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orch-hook/orch-hook/internal/mockapi"
+	"github.com/orch-hook/orch-hook/internal/dev/mockapi"
 )
 
 // requireSandboxTools: Claude Code's sandbox on Linux needs bubblewrap and

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orch-hook/orch-hook/internal/mockapi"
+	"github.com/orch-hook/orch-hook/internal/dev/mockapi"
 )
 
 // TestLooseModel is scenario 10: the whole workflow with a model that is

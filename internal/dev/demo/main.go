@@ -19,7 +19,7 @@ import (
 
 func main() {
 	bin := flag.String("bin", "bin/orch-hook", "the orch-hook binary")
-	session := flag.String("session", "internal/demo/testdata/session.jsonl", "the recorded session")
+	session := flag.String("session", "internal/dev/demo/testdata/session.jsonl", "the recorded session")
 	dir := flag.String("dir", "", "the scratch project, kept afterwards (default: a new temp dir, removed at the end)")
 	flag.Parse()
 	if err := run(*bin, *session, *dir); err != nil {

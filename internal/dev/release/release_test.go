@@ -67,8 +67,8 @@ func TestArchiveReproducible(t *testing.T) {
 func TestExcluded(t *testing.T) {
 	for name, want := range map[string]bool{
 		"gates/plan.go": false, "gates/plan_test.go": true, "gates/testdata/fp/x.sh": true,
-		".ci/run": true, "internal/e2e/harness_test.go": true, "hooks/bootstrap.sh": false,
-		"internal/release/main.go": false, "commands/status.md": false,
+		".ci/run": true, "internal/dev/e2e/harness_test.go": true, "hooks/bootstrap.sh": false,
+		"internal/dev/release/main.go": false, "commands/status.md": false,
 	} {
 		if got := excluded(name); got != want {
 			t.Errorf("excluded(%q) = %v, want %v", name, got, want)
@@ -145,7 +145,7 @@ func TestBuildEnvPinned(t *testing.T) {
 	if err != nil {
 		t.Skip("no go")
 	}
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	root, _ := filepath.Abs(filepath.Join("..", "..", ".."))
 	toolchain, err := goToolchain(root)
 	if err != nil {
 		t.Fatal(err)
@@ -225,5 +225,40 @@ func TestPluginFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "gates", "plan.go"), []byte("package gates\n"), 0o644)
 	if _, err := pluginFiles(root, false); err != nil {
 		t.Errorf("a change to a file the archive leaves out was refused: %v", err)
+	}
+}
+
+// TestBinaryLinksNoMachinery: the binary a release ships links none of the
+// machinery under internal/dev/ (README, "Layout"), on any release
+// platform; a product package that imported one would break the split.
+func TestBinaryLinksNoMachinery(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go")
+	}
+	root, _ := filepath.Abs(filepath.Join("..", "..", ".."))
+	const module = "github.com/orch-hook/orch-hook/"
+	for _, p := range Platforms {
+		goos, goarch, _ := strings.Cut(p, "/")
+		cmd := exec.Command(goBin, "list", "-deps", "-tags", BuildTags, "./cmd/orch-hook")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps ./cmd/orch-hook (%s): %v", p, err)
+		}
+		own := 0
+		for _, pkg := range strings.Fields(string(out)) {
+			if !strings.HasPrefix(pkg, module) {
+				continue
+			}
+			own++
+			if strings.HasPrefix(pkg, module+"internal/dev/") {
+				t.Errorf("%s: the binary links %s, which is machinery", p, pkg)
+			}
+		}
+		if own == 0 {
+			t.Fatalf("%s: go list -deps names none of %s's packages:\n%s", p, module, out)
+		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/orch-hook/orch-hook/internal/payloads"
+	"github.com/orch-hook/orch-hook/internal/dev/payloads"
 )
 
 // This file drives a project through the real orchestrate workflow with
