@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -553,141 +554,192 @@ func (w *Workflow) preAgent(c *Call, env *Env) Outcome {
 	return o
 }
 
-// jobFor decides whether agent may be launched now and for which job. A
-// non-empty why refuses it (with gate when one applies).
+// jobFor decides whether agent may be launched now, by the launch rules
+// of the current state (launchRules): the job it does, the task it works
+// on, or the refusal with the gate it names.
 func (w *Workflow) jobFor(agent string, c *Call, env *Env, o *Outcome) (job string, task, gate int, why string) {
-	inFlight := w.inFlightOf(agent)
-	busy := func() string {
-		return fmt.Sprintf("%s is already running (%s); wait for it to return.", agent, inFlight[0].ToolUseID)
+	rule, ok := launchRules[w.Current]
+	if !ok {
+		return "", 0, 0, fmt.Sprintf("%s is not expected at step %s.", agent, w.Current)
 	}
-	switch w.Current {
-	case S0a, S0b:
-		if agent != Analyst {
-			return "", 0, 0, fmt.Sprintf("%s is not part of step %s; clarification is requirements-analyst's job.", agent, w.Current)
-		}
-		if w.WaitingOn == "answers" {
-			return "", 0, 0, "the user has not answered the questions yet; wait for their answers before relaunching requirements-analyst."
-		}
-		if len(inFlight) > 0 {
-			return "", 0, 0, busy()
-		}
-		return JobClarify, 0, 0, ""
-	case S1:
-		if agent != Researcher && agent != Explorer {
-			return "", 0, 0, fmt.Sprintf("%s is not part of discovery (phase 1): launch researcher and code-explorer.", agent)
-		}
-		if len(inFlight) > 0 {
-			return "", 0, 0, busy()
-		}
-		for _, l := range w.Launches[min(w.DiscoveryFrom, len(w.Launches)):] {
-			if l.Agent == agent && l.Status == Returned {
-				return "", 0, 0, fmt.Sprintf("%s already returned in this discovery round.", agent)
-			}
-		}
-		return JobDiscovery, 0, 0, ""
-	case S2:
-		if agent != Planner {
-			return "", 0, 0, fmt.Sprintf("%s is not part of planning (step 2): launch task-planner.", agent)
-		}
-		if len(inFlight) > 0 {
-			return "", 0, 0, busy()
-		}
-		return JobPlan, 0, 0, ""
-	case S3:
-		return "", 0, 0, fmt.Sprintf("%s may not run before the user approves the plan.", agent)
-	case S4a:
-		return w.job4a(agent, c, env, o)
-	case S4b:
-		if agent != Quality {
-			return "", 0, 1, gate1Why(agent)
-		}
-		if len(inFlight) > 0 {
-			return "", 0, 1, busy()
-		}
-		return JobGate, 0, 0, ""
-	case SF1:
-		if agent != Planner {
-			if agent == Implementer && !gate3Enforced {
-				return JobFix, taskOf(c), 0, ""
-			}
-			if agent == Implementer {
-				return "", taskOf(c), 3, "code-implementer before FAILURE_ANALYSIS is not allowed."
-			}
-			return "", 0, 3, fmt.Sprintf("%s is not allowed after a 4b FAIL before FAILURE_ANALYSIS.", agent)
-		}
-		if len(inFlight) > 0 {
-			return "", 0, 3, busy()
-		}
-		return JobAnalysis, 0, 0, ""
-	case SF2:
-		switch agent {
-		case Implementer:
-			n, problem := TaskOfLaunch(c.Prompt, c.Description)
-			if n == 0 {
-				return "", 0, 0, fmt.Sprintf("%s The failing tasks to fix: %s.", problem, taskList(w.FailingTasks))
-			}
-			if !contains(w.FailingTasks, n) {
-				return "", n, 3, fmt.Sprintf("fixing Task %02d is not allowed: only the failing tasks (%s) are fixed.", n, taskList(w.FailingTasks))
-			}
-			if why := w.taskLaunchable(n, env); why != "" {
-				return "", n, 3, why
-			}
-			return JobFix, n, 0, ""
-		case Quality:
-			return "", 0, 3, fmt.Sprintf("code-quality may revalidate only after the fixes returned (still open: %s).", taskList(w.openFailing()))
-		case Planner:
-			return "", 0, 3, "FAILURE_ANALYSIS is done; apply its fixes with code-implementer."
-		}
-		return "", 0, 3, fmt.Sprintf("%s is not part of the fix cycle.", agent)
-	case S4c:
-		if agent == Planner {
-			return "", 0, 2, "SUCCESS_EXTRACTION is not allowed after a 4b PASS (it moved to phase 6)."
-		}
-		return "", 0, 2, fmt.Sprintf("%s before the plan update skips it: mark phase %d's tasks [x] in MASTER_PLAN.md first.", agent, w.Phase)
-	case S5a:
-		if agent != Quality {
-			if agent == UXDX {
-				return "", 0, 0, "ux-dx-quality (5b) runs only after final validation (5a) passed."
-			}
-			return "", 0, 0, fmt.Sprintf("%s is not part of final validation (5a): launch code-quality.", agent)
-		}
-		if len(inFlight) > 0 {
-			return "", 0, 0, busy()
-		}
-		return JobFinal, 0, 0, ""
-	case S5b:
-		if agent != UXDX {
-			if agent == Planner {
-				return "", 0, 5, "skipping 5b is not allowed: a task requires UX/DX review."
-			}
-			return "", 0, 5, fmt.Sprintf("%s is not part of the UX/DX review (5b): launch ux-dx-quality.", agent)
-		}
-		if len(inFlight) > 0 {
-			return "", 0, 5, busy()
-		}
-		return JobUXDX, 0, 0, ""
-	case S6:
-		if agent != Planner {
-			return "", 0, 4, fmt.Sprintf("%s is not allowed after final validation passed: phase 6 (SUCCESS_EXTRACTION) comes next.", agent)
-		}
-		if len(inFlight) > 0 {
-			return "", 0, 4, busy()
-		}
-		return JobExtraction, 0, 0, ""
-	case Escalated:
-		return "", 0, 0, fmt.Sprintf("%s may not run while the workflow is escalated to the user.", agent)
+	if rule.decide != nil {
+		return rule.decide(w, agent, c, env, o)
 	}
-	return "", 0, 0, fmt.Sprintf("%s is not expected at step %s.", agent, w.Current)
+	j, allowed := rule.jobs[agent]
+	if !allowed && !gate3Enforced && w.Current == SF1 && agent == Implementer {
+		// The Gate 3 mutant build (README, "End-to-end tests").
+		return JobFix, taskOf(c), 0, ""
+	}
+	if !allowed {
+		r, named := rule.refuse[agent]
+		if !named {
+			r = rule.refuseOthers
+		}
+		if r.taskFromPrompt {
+			task = taskOf(c)
+		}
+		return "", task, rule.gate, w.launchText(r.why, agent)
+	}
+	for _, g := range launchGuards {
+		if !contains(rule.guards, g.name) {
+			continue
+		}
+		if why := g.fails(w, agent); why != "" {
+			return "", 0, rule.gate, why
+		}
+	}
+	return j, 0, 0, ""
 }
 
-func gate1Why(agent string) string {
+// launchRule is who may be launched at one state: the agents allowed and
+// the job each does, the named guards an allowed launch must pass, the
+// refusals of the others (by agent, and for any other), and the gate a
+// refusal names. decide replaces it all where a state's rules read the
+// launch itself (4a and F2: which task, in which order).
+type launchRule struct {
+	jobs         map[string]string
+	guards       []string
+	refuse       map[string]launchRefusal
+	refuseOthers launchRefusal
+	gate         int
+	decide       func(w *Workflow, agent string, c *Call, env *Env, o *Outcome) (string, int, int, string)
+}
+
+// launchRefusal is a refusal's text ({agent}, {step} and {phase} filled
+// in); taskFromPrompt: the refusal is recorded against the task the
+// launch names.
+type launchRefusal struct {
+	why            string
+	taskFromPrompt bool
+}
+
+func (w *Workflow) launchText(text, agent string) string {
+	return strings.NewReplacer("{agent}", agent, "{step}", w.Current, "{phase}", strconv.Itoa(w.Phase)).Replace(text)
+}
+
+// Launch guards, by name, in the order they are checked.
+const (
+	GuardNotWaitingForAnswers = "the user answered the questions"
+	GuardNotRunning           = "the agent is not already running"
+	GuardNotReturnedThisRound = "the agent has not returned in this discovery round"
+)
+
+var launchGuards = []struct {
+	name  string
+	fails func(w *Workflow, agent string) string
+}{
+	{GuardNotWaitingForAnswers, func(w *Workflow, _ string) string {
+		if w.WaitingOn == "answers" {
+			return "the user has not answered the questions yet; wait for their answers before relaunching requirements-analyst."
+		}
+		return ""
+	}},
+	{GuardNotRunning, func(w *Workflow, agent string) string {
+		if inFlight := w.inFlightOf(agent); len(inFlight) > 0 {
+			return fmt.Sprintf("%s is already running (%s); wait for it to return.", agent, inFlight[0].ToolUseID)
+		}
+		return ""
+	}},
+	{GuardNotReturnedThisRound, func(w *Workflow, agent string) string {
+		for _, l := range w.Launches[min(w.DiscoveryFrom, len(w.Launches)):] {
+			if l.Agent == agent && l.Status == Returned {
+				return fmt.Sprintf("%s already returned in this discovery round.", agent)
+			}
+		}
+		return ""
+	}},
+}
+
+// launchRules: per state, who may be launched (README, "The rules in
+// detail"; the gates are README, "The seven gates").
+var launchRules = map[string]launchRule{
+	S0a: clarifyRule,
+	S0b: clarifyRule,
+	S1: {
+		jobs:         map[string]string{Researcher: JobDiscovery, Explorer: JobDiscovery},
+		guards:       []string{GuardNotRunning, GuardNotReturnedThisRound},
+		refuseOthers: launchRefusal{why: "{agent} is not part of discovery (phase 1): launch researcher and code-explorer."},
+	},
+	S2: {
+		jobs:         map[string]string{Planner: JobPlan},
+		guards:       []string{GuardNotRunning},
+		refuseOthers: launchRefusal{why: "{agent} is not part of planning (step 2): launch task-planner."},
+	},
+	S3:  {refuseOthers: launchRefusal{why: "{agent} may not run before the user approves the plan."}},
+	S4a: {decide: (*Workflow).job4a},
+	S4b: {
+		jobs:   map[string]string{Quality: JobGate},
+		guards: []string{GuardNotRunning},
+		gate:   1,
+		refuse: map[string]launchRefusal{
+			Implementer: {why: "code-implementer after 4a is not allowed: no failure yet to fix, and the next phase waits for the quality gate."},
+			Planner:     {why: "task-planner after 4a is not allowed: there is no failure to analyse before the quality gate."},
+		},
+		refuseOthers: launchRefusal{why: "{agent} after 4a is not allowed: the quality gate (code-quality) comes next."},
+	},
+	SF1: {
+		jobs:         map[string]string{Planner: JobAnalysis},
+		guards:       []string{GuardNotRunning},
+		gate:         3,
+		refuse:       map[string]launchRefusal{Implementer: {why: "code-implementer before FAILURE_ANALYSIS is not allowed.", taskFromPrompt: true}},
+		refuseOthers: launchRefusal{why: "{agent} is not allowed after a 4b FAIL before FAILURE_ANALYSIS."},
+	},
+	SF2: {decide: (*Workflow).jobF2},
+	S4c: {
+		gate:         2,
+		refuse:       map[string]launchRefusal{Planner: {why: "SUCCESS_EXTRACTION is not allowed after a 4b PASS (it moved to phase 6)."}},
+		refuseOthers: launchRefusal{why: "{agent} before the plan update skips it: mark phase {phase}'s tasks [x] in MASTER_PLAN.md first."},
+	},
+	S5a: {
+		jobs:         map[string]string{Quality: JobFinal},
+		guards:       []string{GuardNotRunning},
+		refuse:       map[string]launchRefusal{UXDX: {why: "ux-dx-quality (5b) runs only after final validation (5a) passed."}},
+		refuseOthers: launchRefusal{why: "{agent} is not part of final validation (5a): launch code-quality."},
+	},
+	S5b: {
+		jobs:         map[string]string{UXDX: JobUXDX},
+		guards:       []string{GuardNotRunning},
+		gate:         5,
+		refuse:       map[string]launchRefusal{Planner: {why: "skipping 5b is not allowed: a task requires UX/DX review."}},
+		refuseOthers: launchRefusal{why: "{agent} is not part of the UX/DX review (5b): launch ux-dx-quality."},
+	},
+	S6: {
+		jobs:         map[string]string{Planner: JobExtraction},
+		guards:       []string{GuardNotRunning},
+		gate:         4,
+		refuseOthers: launchRefusal{why: "{agent} is not allowed after final validation passed: phase 6 (SUCCESS_EXTRACTION) comes next."},
+	},
+	Escalated: {refuseOthers: launchRefusal{why: "{agent} may not run while the workflow is escalated to the user."}},
+}
+
+var clarifyRule = launchRule{
+	jobs:         map[string]string{Analyst: JobClarify},
+	guards:       []string{GuardNotWaitingForAnswers, GuardNotRunning},
+	refuseOthers: launchRefusal{why: "{agent} is not part of step {step}; clarification is requirements-analyst's job."},
+}
+
+// jobF2 decides launches in the fix cycle: only the failing tasks, by the
+// parallel rules.
+func (w *Workflow) jobF2(agent string, c *Call, env *Env, _ *Outcome) (string, int, int, string) {
 	switch agent {
 	case Implementer:
-		return "code-implementer after 4a is not allowed: no failure yet to fix, and the next phase waits for the quality gate."
+		n, problem := TaskOfLaunch(c.Prompt, c.Description)
+		if n == 0 {
+			return "", 0, 0, fmt.Sprintf("%s The failing tasks to fix: %s.", problem, taskList(w.FailingTasks))
+		}
+		if !contains(w.FailingTasks, n) {
+			return "", n, 3, fmt.Sprintf("fixing Task %02d is not allowed: only the failing tasks (%s) are fixed.", n, taskList(w.FailingTasks))
+		}
+		if why := w.taskLaunchable(n, env); why != "" {
+			return "", n, 3, why
+		}
+		return JobFix, n, 0, ""
+	case Quality:
+		return "", 0, 3, fmt.Sprintf("code-quality may revalidate only after the fixes returned (still open: %s).", taskList(w.openFailing()))
 	case Planner:
-		return "task-planner after 4a is not allowed: there is no failure to analyse before the quality gate."
+		return "", 0, 3, "FAILURE_ANALYSIS is done; apply its fixes with code-implementer."
 	}
-	return fmt.Sprintf("%s after 4a is not allowed: the quality gate (code-quality) comes next.", agent)
+	return "", 0, 3, fmt.Sprintf("%s is not part of the fix cycle.", agent)
 }
 
 // job4a decides launches while implementing a phase, or while waiting for
