@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // The coordinate workflow's states (README, "The coordinate workflow").
@@ -425,7 +426,7 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 			if l := c.byTool(call.ToolUseID); l != nil && l.Status == Running {
 				l.Status, l.Ended = Failed, env.Now
 				o := Outcome{Changed: true, Context: fmt.Sprintf("[coordinate %s] launch of %s failed; relaunch it.", c.Current, l.Agent)}
-				o.log(Record{Type: RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "failed: " + oneLine(call.Failure)})
+				o.log(Record{Type: RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "failed: " + shorten.OneLine(call.Failure)})
 				return o
 			}
 		}
@@ -439,7 +440,7 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 		}
 		return c.userPrompt(call)
 	case "SessionStart":
-		return Outcome{Context: clip(fmt.Sprintf("orch-hook: a coordinate workflow (%s) is active: %q. Now: state %s. Next: %s.", c.Scope, clip(c.Description, 200), c.Current, c.Next()), 1990)}
+		return Outcome{Context: shorten.Runes(fmt.Sprintf("orch-hook: a coordinate workflow (%s) is active: %q. Now: state %s. Next: %s.", c.Scope, shorten.Runes(c.Description, 200), c.Current, c.Next()), 1990)}
 	}
 	return Outcome{}
 }
@@ -596,7 +597,7 @@ func (c *Coord) preAgent(call *Call, env *CoordEnv) Outcome {
 			return c.deny(name+" is already running; wait for it to return.", call)
 		}
 	}
-	l := &CoordLaunch{ToolUseID: call.ToolUseID, Agent: name, Parent: parent, Unit: clip(firstLine(call.Prompt), 80), State: c.Current, Background: call.Background, Status: Running, Started: env.Now}
+	l := &CoordLaunch{ToolUseID: call.ToolUseID, Agent: name, Parent: parent, Unit: shorten.Runes(firstLine(call.Prompt), 80), State: c.Current, Background: call.Background, Status: Running, Started: env.Now}
 	if parent != "" && name == ImplementationExec {
 		l.Track = trackNumber(call.Prompt)
 	}
@@ -953,7 +954,7 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 				c.recordWorker(l, "", "", env)
 			case LineImplBlocked:
 				l.Status, l.Result = Failed, "BLOCKED"
-				c.recordWorker(l, "", "track blocked: "+clip(summaryOf(text, LineImplComplete, LineImplBlocked), 120), env)
+				c.recordWorker(l, "", "track blocked: "+shorten.Runes(summaryOf(text, LineImplComplete, LineImplBlocked), 120), env)
 			default:
 				return missingLineProblem(text, []string{LineImplComplete, LineImplBlocked}), ""
 			}
@@ -981,7 +982,7 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		if !ok {
 			return missingLineProblem(text, []string{LineTestsPass, LineTestsFail}), ""
 		}
-		return "", c.tested(pass, clip(summaryOf(text, LineTestsPass, LineTestsFail), 120))
+		return "", c.tested(pass, shorten.Runes(summaryOf(text, LineTestsPass, LineTestsFail), 120))
 	case ResearchSupervisor, ImplSupervisor, TestSupervisor:
 		return c.supervised(l, text, env)
 	}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Call is one hook event, normalized by package hooks. Only the fields the
@@ -426,7 +428,7 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 		}
 	}
 	if c.Event == "SessionStart" && w.Current == Complete {
-		return Outcome{Context: clip(fmt.Sprintf("orch-hook: the workflow %q is complete. For a follow-up the user asks for, invoke the orch-hook:follow-up skill with `lightweight|partial|full <request>`, or the user starts a new workflow with /orch-hook:orchestrate.", clip(w.Request, 80)), 2000)}
+		return Outcome{Context: shorten.Runes(fmt.Sprintf("orch-hook: the workflow %q is complete. For a follow-up the user asks for, invoke the orch-hook:follow-up skill with `lightweight|partial|full <request>`, or the user starts a new workflow with /orch-hook:orchestrate.", shorten.Runes(w.Request, 80)), 2000)}
 	}
 	return Outcome{}
 }

@@ -12,6 +12,8 @@ import (
 	"io"
 	"strings"
 	"unicode"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Event names orch-hook knows. Others decode fine and are allowed.
@@ -108,7 +110,7 @@ func DecodeBytes(data []byte, wantEvent string) (*Input, error) {
 		return nil, inputErrorf("stdin is empty; Claude Code sends one JSON object per hook call")
 	}
 	if data[0] != '{' {
-		return nil, inputErrorf("not a JSON object (starts with %q)", clip(string(data), 20))
+		return nil, inputErrorf("not a JSON object (starts with %q)", shorten.Bytes(string(data), 20, "..."))
 	}
 	var in Input
 	if err := json.Unmarshal(data, &in); err != nil {
@@ -280,13 +282,6 @@ func checkKeys(obj []byte, known func(folded string) string) error {
 
 // IsSubagent reports whether the event fired inside a subagent.
 func (in *Input) IsSubagent() bool { return in.AgentID != "" }
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
-}
 
 // foldKey lower-cases a key by Unicode case folding, as encoding/json
 // matches keys: "ſ" (U+017F) folds to "s" and the Kelvin sign to "k", which

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -141,7 +142,7 @@ func Run(env Env, stdin io.Reader, stdout io.Writer, eventArg string) error {
 type ReadOnlyError struct{ Err error }
 
 func (e *ReadOnlyError) Error() string {
-	return "the workflow's state is read-only here, so nothing was changed: " + oneLine(e.Err.Error())
+	return "the workflow's state is read-only here, so nothing was changed: " + shorten.OneLine(e.Err.Error())
 }
 
 // Hint says why.
@@ -243,7 +244,7 @@ func refuseMalformed(env Env, eventArg string, err error) (Decision, bool) {
 	if errors.Is(lerr, state.ErrNoState) || lerr == nil && gates.Finished(cp.StateMachine.CurrentState) {
 		return Decision{}, false
 	}
-	msg := oneLine(err.Error())
+	msg := shorten.OneLine(err.Error())
 	_ = store.Append(state.Event{Type: state.EventDeny, HookEvent: PreToolUse, Reason: "malformed hook payload refused: " + msg})
 	return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: this tool call's hook payload could not be read (%s), so it cannot be checked against the active workflow and is refused (failing closed). Claude Code sends well-formed payloads: if this keeps happening, run `orch-hook doctor` and report it.", msg)}, true
 }
@@ -346,7 +347,7 @@ func keepRecorded(store *state.Store, before map[string]string, w *gates.Workflo
 		return events
 	}
 	if err := store.SaveRecorded(keep, drop); err != nil {
-		ev := state.Event{Type: state.EventError, Reason: "could not keep the copy of the plan as recorded (a change to it will be refused without a diff): " + oneLine(err.Error())}
+		ev := state.Event{Type: state.EventError, Reason: "could not keep the copy of the plan as recorded (a change to it will be refused without a diff): " + shorten.OneLine(err.Error())}
 		fillEvent(&ev, call)
 		// First: the last event carries the checkpoint.
 		if len(events) == 0 {
@@ -382,31 +383,29 @@ func failure(env Env, store *state.Store, call *gates.Call, err error) Decision 
 		if !strings.Contains(hint, "orch-hook repair") {
 			hint += "; `orch-hook repair` rebuilds damaged state"
 		}
-		return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: cannot check this call against the workflow, so it is refused (failing closed): %s. To recover: %s.", oneLine(err.Error()), hint)}
+		return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: cannot check this call against the workflow, so it is refused (failing closed): %s. To recover: %s.", shorten.OneLine(err.Error()), hint)}
 	}
 	if name, _, ok := orchCommand(call.Prompt); ok && call.Event == UserPromptSubmit {
 		// The user's decision must not vanish into a prompt the model reads
 		// as text: refuse it where the user sees why.
-		return Decision{Block: true, Reason: fmt.Sprintf("orch-hook: could not record /orch-hook:%s: %s. Nothing changed; %s, then type it again.", clipText(name, 40), oneLine(err.Error()), hint)}
+		return Decision{Block: true, Reason: fmt.Sprintf("orch-hook: could not record /orch-hook:%s: %s. Nothing changed; %s, then type it again.", shorten.Bytes(shorten.OneLine(name), 40, "..."), shorten.OneLine(err.Error()), hint)}
 	}
 	var busy *state.LockError
 	if errors.As(err, &busy) {
 		// Waited the whole budget: the log cannot be had either. Tell the
 		// user, who can see who holds the lock, rather than drop it quietly.
-		return Decision{Message: fmt.Sprintf("orch-hook: this %s was not recorded: %s. The workflow may now be behind what happened; run `orch-hook status`, and %s.", clipText(call.Event, 40), oneLine(busy.Error()), busy.Hint())}
+		return Decision{Message: fmt.Sprintf("orch-hook: this %s was not recorded: %s. The workflow may now be behind what happened; run `orch-hook status`, and %s.", shorten.Bytes(shorten.OneLine(call.Event), 40, "..."), shorten.OneLine(busy.Error()), busy.Hint())}
 	}
 	var changed *state.TamperError
 	var noKey *state.KeyError
 	if errors.As(err, &changed) || errors.As(err, &noKey) {
 		// Nothing can be recorded until the user decides: say so to the
 		// user (the log refuses the write too).
-		return Decision{Message: fmt.Sprintf("orch-hook: could not check or record this %s: %s. %s.", clipText(call.Event, 40), oneLine(err.Error()), upperFirst(hint))}
+		return Decision{Message: fmt.Sprintf("orch-hook: could not check or record this %s: %s. %s.", shorten.Bytes(shorten.OneLine(call.Event), 40, "..."), shorten.OneLine(err.Error()), upperFirst(hint))}
 	}
-	_ = store.Append(state.Event{Type: state.EventError, HookEvent: call.Event, Session: call.Session, Reason: "let through after an internal error: " + oneLine(err.Error())})
+	_ = store.Append(state.Event{Type: state.EventError, HookEvent: call.Event, Session: call.Session, Reason: "let through after an internal error: " + shorten.OneLine(err.Error())})
 	return Decision{}
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func upperFirst(s string) string {
 	if s == "" {

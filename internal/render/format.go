@@ -53,21 +53,6 @@ func percent(part, whole time.Duration) string {
 	return fmt.Sprintf("%d%%", int64((float64(part)/float64(whole))*100+0.5))
 }
 
-// oneLine folds whitespace and clips s to n bytes (on a rune boundary).
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
 // tasks lists task numbers as "01, 03".
 func tasks(list []int) string {
 	parts := make([]string, len(list))

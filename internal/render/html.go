@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // The timeline's geometry, in pixels.
@@ -67,7 +68,7 @@ func agentColor(a string) string {
 func HTML(r *Report) string {
 	var b strings.Builder
 	e := html.EscapeString
-	title := "orch-hook report: " + oneLine(r.Request, 120)
+	title := "orch-hook report: " + shorten.Bytes(shorten.OneLine(r.Request), 120, "…")
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	fmt.Fprintf(&b, "<title>%s</title>\n", e(title))
@@ -121,7 +122,7 @@ func HTML(r *Report) string {
 			}
 			fmt.Fprintf(&b, "<tr><td class=\"num\">%d</td><td><span class=\"swatch\" style=\"background:%s\"></span>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"num\">%s</td><td>%s</td><td>%s</td></tr>\n",
 				a.N, agentColor(a.Agent), e(a.Agent), task, e(a.Job), e(a.State), r.clock(a.Start), end,
-				Duration(a.Duration()), e(statusText(a)), e(oneLine(a.Result, 80)))
+				Duration(a.Duration()), e(statusText(a)), e(shorten.Bytes(shorten.OneLine(a.Result), 80, "…")))
 		}
 		b.WriteString("</tbody>\n</table>\n")
 	}
@@ -157,7 +158,7 @@ func HTML(r *Report) string {
 	} else {
 		b.WriteString("<table>\n<thead><tr><th>gate</th><th class=\"num\">denials</th><th>last reason</th></tr></thead>\n<tbody>\n")
 		for _, d := range r.Denials {
-			fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"num\">%d</td><td>%s</td></tr>\n", e(gateName(d.Gate)), d.Count, e(oneLine(d.Last, 160)))
+			fmt.Fprintf(&b, "<tr><td>%s</td><td class=\"num\">%d</td><td>%s</td></tr>\n", e(gateName(d.Gate)), d.Count, e(shorten.Bytes(shorten.OneLine(d.Last), 160, "…")))
 		}
 		b.WriteString("</tbody>\n</table>\n")
 	}
@@ -343,7 +344,7 @@ func Timeline(r *Report) string {
 			end = "now (running)"
 		}
 		fmt.Fprintf(&b, "<title>%s</title>", e(fmt.Sprintf("%d. %s: %s to %s, %s, %s", a.N, a.Label(), r.clock(a.Start), end, Duration(a.Duration()), statusText(a))))
-		fmt.Fprintf(&b, "<text x=\"8\" y=\"%d\">%s</text>", y+15, e(oneLine(fmt.Sprintf("%d. %s", a.N, a.Label()), 52)))
+		fmt.Fprintf(&b, "<text x=\"8\" y=\"%d\">%s</text>", y+15, e(shorten.Bytes(shorten.OneLine(fmt.Sprintf("%d. %s", a.N, a.Label())), 52, "…")))
 		fmt.Fprintf(&b, "<rect%s x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>", class, x0, y+(rowH-barH)/2, w, barH, agentColor(a.Agent))
 		fmt.Fprintf(&b, "<text class=\"dur\" x=\"%.1f\" y=\"%d\">%s</text>", x0+w+4, y+15, Duration(a.Duration()))
 		b.WriteString("</g>\n")

@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Markdown draws the report as GitHub-flavoured Markdown with a Mermaid
 // gantt timeline.
 func Markdown(r *Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# orch-hook report: %s\n\n", mdText(oneLine(r.Request, 200)))
+	fmt.Fprintf(&b, "# orch-hook report: %s\n\n", mdText(shorten.Bytes(shorten.OneLine(r.Request), 200, "…")))
 	b.WriteString("| | |\n|---|---|\n")
 	fmt.Fprintf(&b, "| workflow | %s, step **%s** |\n", mdText(r.Command), mdText(r.State))
 	fmt.Fprintf(&b, "| started | %s |\n", stamp(r.Start))
@@ -61,7 +62,7 @@ func Markdown(r *Report) string {
 			}
 			fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				a.N, mdText(a.Agent), task, mdText(a.Job), mdText(a.State), r.clock(a.Start), end,
-				Duration(a.Duration()), mdText(statusText(a)), mdText(oneLine(a.Result, 80)))
+				Duration(a.Duration()), mdText(statusText(a)), mdText(shorten.Bytes(shorten.OneLine(a.Result), 80, "…")))
 		}
 		b.WriteString("\n")
 	}
@@ -97,7 +98,7 @@ func Markdown(r *Report) string {
 	} else {
 		b.WriteString("| gate | denials | last reason |\n|---|---:|---|\n")
 		for _, d := range r.Denials {
-			fmt.Fprintf(&b, "| %s | %d | %s |\n", gateName(d.Gate), d.Count, mdText(oneLine(d.Last, 160)))
+			fmt.Fprintf(&b, "| %s | %d | %s |\n", gateName(d.Gate), d.Count, mdText(shorten.Bytes(shorten.OneLine(d.Last), 160, "…")))
 		}
 		b.WriteString("\n")
 	}
@@ -171,13 +172,13 @@ func ordinal(n int) string {
 
 // mdText escapes s for a Markdown table cell or heading.
 func mdText(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = shorten.OneLine(s)
 	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`).Replace(s)
 }
 
 // mdCode is s as inline code (file paths).
 func mdCode(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = shorten.OneLine(s)
 	if strings.Contains(s, "`") {
 		return mdText(s)
 	}
@@ -189,7 +190,7 @@ func mdCode(s string) string {
 func Gantt(r *Report) string {
 	var b strings.Builder
 	b.WriteString("gantt\n")
-	fmt.Fprintf(&b, "    title %s\n", ganttTitle(oneLine("orch-hook: "+r.Request, 80)))
+	fmt.Fprintf(&b, "    title %s\n", ganttTitle(shorten.Bytes(shorten.OneLine("orch-hook: "+r.Request), 80, "…")))
 	b.WriteString("    dateFormat YYYY-MM-DD HH:mm:ss\n")
 	if sameDay(r.Start, r.End) {
 		b.WriteString("    axisFormat %H:%M\n")
