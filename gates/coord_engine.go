@@ -374,18 +374,18 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 		if o, denied := guardFinishedState(call, env.Root); denied {
 			return o
 		}
-		if call.Event == "UserPromptSubmit" && !isNotification(call.Prompt) {
+		if call.Event == UserPromptSubmit && !isNotification(call.Prompt) {
 			if name, ok := commandName(call.Prompt); ok && (name == "coordinate" || name == "orchestrate") && strings.HasPrefix(strings.TrimSpace(call.Prompt), "/") {
 				return startFromPrompt(call)
 			}
 		}
-		if call.Event == "PostToolUse" && (call.Tool == "Agent" || call.Tool == "Task") {
+		if call.Event == PostToolUse && (call.Tool == "Agent" || call.Tool == "Task") {
 			return c.postAgent(call) // the last foreground agent's line
 		}
 		return c.deliver(call)
 	}
 	switch call.Event {
-	case "PreToolUse":
+	case PreToolUse:
 		switch call.Tool {
 		case "Agent", "Task":
 			return c.preAgent(call, env)
@@ -411,14 +411,14 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 		if IsMCP(call.Tool) {
 			return c.preMCP(call, env)
 		}
-	case "PostToolUse":
+	case PostToolUse:
 		switch call.Tool {
 		case "Agent", "Task":
 			return c.postAgent(call)
 		case "Write", "Edit", "NotebookEdit":
 			return c.recordWrite(call, env)
 		}
-	case "PostToolUseFailure":
+	case PostToolUseFailure:
 		if o, ok := sandboxRefusal(call); ok {
 			return o
 		}
@@ -430,16 +430,16 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 				return o
 			}
 		}
-	case "SubagentStop":
+	case SubagentStop:
 		return c.subagentStop(call, env)
-	case "Stop":
+	case Stop:
 		return c.stop(call, env)
-	case "UserPromptSubmit":
+	case UserPromptSubmit:
 		if isNotification(call.Prompt) {
 			return c.deliver(call)
 		}
 		return c.userPrompt(call)
-	case "SessionStart":
+	case SessionStart:
 		return Outcome{Context: shorten.Runes(fmt.Sprintf("orch-hook: a coordinate workflow (%s) is active: %q. Now: state %s. Next: %s.", c.Scope, shorten.Runes(c.Description, 200), c.Current, c.Next()), 1990)}
 	}
 	return Outcome{}
@@ -775,7 +775,7 @@ func (c *Coord) refreshWorker(l *CoordLaunch) {
 
 // deliver hands a background agent's line over with its notification.
 func (c *Coord) deliver(call *Call) Outcome {
-	if call.Event != "UserPromptSubmit" || !isNotification(call.Prompt) {
+	if call.Event != UserPromptSubmit || !isNotification(call.Prompt) {
 		return Outcome{}
 	}
 	l := c.byAgent(firstMatch(reNotifyID, call.Prompt))

@@ -187,7 +187,7 @@ func Decide(w *Workflow, c *Call, env *Env) Outcome {
 		return decideFinished(w, c, env)
 	}
 	switch c.Event {
-	case "PreToolUse":
+	case PreToolUse:
 		switch c.Tool {
 		case "Agent", "Task":
 			return w.preAgent(c, env)
@@ -207,29 +207,29 @@ func Decide(w *Workflow, c *Call, env *Env) Outcome {
 		if IsMCP(c.Tool) {
 			return w.preMCP(c, env)
 		}
-	case "PostToolUse":
+	case PostToolUse:
 		switch c.Tool {
 		case "Agent", "Task":
 			return w.postAgent(c, env)
 		case "Write", "Edit", "NotebookEdit":
 			return w.postWrite(c, env)
 		}
-	case "PostToolUseFailure":
+	case PostToolUseFailure:
 		if c.Tool == "Agent" || c.Tool == "Task" {
 			return w.agentFailed(c)
 		}
 		if o, ok := sandboxRefusal(c); ok {
 			return o
 		}
-	case "SubagentStop":
+	case SubagentStop:
 		return w.subagentStop(c, env)
-	case "Stop":
+	case Stop:
 		return w.stop(c, env)
-	case "UserPromptSubmit":
+	case UserPromptSubmit:
 		return w.userPrompt(c, env)
-	case "SessionStart":
+	case SessionStart:
 		return w.sessionStart(c, env)
-	case "SessionEnd":
+	case SessionEnd:
 		return w.sessionEnd(c)
 	}
 	return Outcome{}
@@ -240,21 +240,21 @@ func Decide(w *Workflow, c *Call, env *Env) Outcome {
 // when it cannot.
 func Relevant(c *Call) bool {
 	switch c.Event {
-	case "PreToolUse":
+	case PreToolUse:
 		switch c.Tool {
 		case "Agent", "Task", "Write", "Edit", "NotebookEdit", "Bash", "Skill", "SendMessage", "Workflow":
 			return true
 		}
 		return IsMCP(c.Tool) && len(c.MCPPaths) > 0 && MCPWrites(c.Tool)
-	case "PostToolUse", "PostToolUseFailure":
+	case PostToolUse, PostToolUseFailure:
 		switch c.Tool {
 		case "Agent", "Task", "Write", "Edit", "NotebookEdit":
 			return true
 		case "Bash":
-			return c.Event == "PostToolUseFailure" && refusedBySandbox(c.Failure)
+			return c.Event == PostToolUseFailure && refusedBySandbox(c.Failure)
 		}
 		return false
-	case "SubagentStop", "Stop", "UserPromptSubmit", "SessionStart", "SessionEnd":
+	case SubagentStop, Stop, UserPromptSubmit, SessionStart, SessionEnd:
 		return true
 	}
 	return false
@@ -268,7 +268,7 @@ func Relevant(c *Call) bool {
 // reaches unnamed), is allowed whatever the state, so the hook need not
 // read it.
 func NeedsState(c *Call) bool {
-	if c.Event == "PreToolUse" && (c.Tool == "Bash" || c.Tool == "Skill") {
+	if c.Event == PreToolUse && (c.Tool == "Bash" || c.Tool == "Skill") {
 		if c.Tool != "Bash" {
 			name, _ := commandName(strings.ToLower(c.Skill))
 			return name == "follow-up"
@@ -296,7 +296,7 @@ var startCommands = map[string]bool{"orchestrate": true, "coordinate": true}
 // staticRules hold whatever the state: the model may not take the user's
 // decisions through the Skill tool or by running the binary.
 func staticRules(c *Call) (Outcome, bool) {
-	if c.Event != "PreToolUse" {
+	if c.Event != PreToolUse {
 		return Outcome{}, false
 	}
 	switch c.Tool {
@@ -388,7 +388,7 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 	if o, denied := guardFinishedState(c, env.Root); denied {
 		return o
 	}
-	if c.Event == "UserPromptSubmit" && isNotification(c.Prompt) {
+	if c.Event == UserPromptSubmit && isNotification(c.Prompt) {
 		// The background agent whose completion finished the workflow
 		// (SUCCESS_EXTRACTION) still has its checkpoint line to deliver.
 		if l := w.notifiedLaunch(c.Prompt); l != nil && l.Notice != "" {
@@ -398,7 +398,7 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 		}
 		return Outcome{}
 	}
-	if c.Event == "UserPromptSubmit" {
+	if c.Event == UserPromptSubmit {
 		if name, ok := commandName(c.Prompt); ok && (name == "orchestrate" || name == "coordinate") && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
 			return startFromPrompt(c)
 		}
@@ -422,12 +422,12 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 			return Outcome{Changed: true}
 		}
 	}
-	if c.Event == "PreToolUse" && c.Tool == "Skill" {
+	if c.Event == PreToolUse && c.Tool == "Skill" {
 		if name, ok := commandName(strings.ToLower(c.Skill)); ok && name == "follow-up" {
 			return w.followUpSkill(c, env)
 		}
 	}
-	if c.Event == "SessionStart" && w.Current == Complete {
+	if c.Event == SessionStart && w.Current == Complete {
 		return Outcome{Context: shorten.Runes(fmt.Sprintf("orch-hook: the workflow %q is complete. For a follow-up the user asks for, invoke the orch-hook:follow-up skill with `lightweight|partial|full <request>`, or the user starts a new workflow with /orch-hook:orchestrate.", shorten.Runes(w.Request, 80)), 2000)}
 	}
 	return Outcome{}

@@ -37,7 +37,7 @@ func sandboxRefusal(c *Call) (Outcome, bool) {
 // checkpoint written by the model would be read by the next hook, a follow-up
 // or a new workflow.
 func guardFinishedState(c *Call, root string) (Outcome, bool) {
-	if c.Event != "PreToolUse" {
+	if c.Event != PreToolUse {
 		return Outcome{}, false
 	}
 	what := ""

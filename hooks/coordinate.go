@@ -90,7 +90,7 @@ func coordEnv(env Env, root string) *gates.CoordEnv {
 // decideCoord is decide for the coordinate workflow: lock-free first,
 // under the lock only for a change or a deny.
 func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call) (Decision, error) {
-	if err := checkCoordTable(cp); err != nil && call.Event != UserPromptSubmit {
+	if err := checkCoordTable(cp); err != nil && call.Event != gates.UserPromptSubmit {
 		return Decision{}, err
 	}
 	c, err := LoadCoord(cp)

@@ -13,21 +13,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/internal/shorten"
-)
-
-// Event names orch-hook knows. Others decode fine and are allowed.
-const (
-	PreToolUse          = "PreToolUse"
-	PostToolUse         = "PostToolUse"
-	PostToolUseFailure  = "PostToolUseFailure"
-	SubagentStart       = "SubagentStart"
-	SubagentStop        = "SubagentStop"
-	Stop                = "Stop"
-	UserPromptSubmit    = "UserPromptSubmit"
-	UserPromptExpansion = "UserPromptExpansion"
-	SessionStart        = "SessionStart"
-	SessionEnd          = "SessionEnd"
 )
 
 // MaxInput bounds what is read from stdin; real payloads are far smaller
@@ -135,14 +122,14 @@ func DecodeBytes(data []byte, wantEvent string) (*Input, error) {
 		return nil, inputErrorf("hooks.json passed event %q but the payload is %q", wantEvent, in.HookEventName)
 	}
 	switch in.HookEventName {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case gates.PreToolUse, gates.PostToolUse, gates.PostToolUseFailure:
 		if in.ToolName == "" {
 			return nil, inputErrorf("%s without tool_name", in.HookEventName)
 		}
 		if len(in.ToolInput) > 0 && in.ToolInput[0] != '{' {
 			return nil, inputErrorf("%s: tool_input is not an object", in.HookEventName)
 		}
-	case SubagentStop, SubagentStart:
+	case gates.SubagentStop, gates.SubagentStart:
 		if in.AgentID == "" {
 			return nil, inputErrorf("%s without agent_id", in.HookEventName)
 		}
