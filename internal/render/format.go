@@ -94,3 +94,39 @@ func statusText(a AgentRow) string {
 	}
 	return s
 }
+
+func existsText(f ProjectFile) string {
+	switch {
+	case !f.Known:
+		return "unknown"
+	case f.Exists:
+		return "yes"
+	}
+	return "no"
+}
+
+func agentSummary(r *Report) string {
+	running := 0
+	for _, a := range r.Agents {
+		if a.Open {
+			running++
+		}
+	}
+	s := fmt.Sprintf("%d launches", len(r.Agents))
+	if running > 0 {
+		s += fmt.Sprintf(" (%d running)", running)
+	}
+	return s + fmt.Sprintf(", sequential %s, parallel %s, saved %s", Duration(r.Sequential), Duration(r.Parallel), Duration(r.Saved()))
+}
+
+func ordinal(n int) string {
+	switch n {
+	case 1:
+		return "1st"
+	case 2:
+		return "2nd"
+	case 3:
+		return "3rd"
+	}
+	return fmt.Sprintf("%dth", n)
+}
