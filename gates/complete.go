@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // postAgent ties a launch to its agent id, and completes a foreground
@@ -74,9 +76,9 @@ func (w *Workflow) agentFailed(c *Call) Outcome {
 	if l.Task > 0 && w.Tasks[l.Task] != nil && w.Tasks[l.Task].Status == Running {
 		w.Tasks[l.Task].Status = ""
 	}
-	line := fmt.Sprintf("%s %s launch of %s failed (%s); relaunch it.", w.stepTag(), w.Current, l.Agent, clip(oneLine(c.Failure), 120))
+	line := fmt.Sprintf("%s %s launch of %s failed (%s); relaunch it.", w.stepTag(), w.Current, l.Agent, shorten.Runes(shorten.OneLine(c.Failure), 120))
 	o := Outcome{Changed: true, Context: line}
-	o.log(Record{Type: RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: "failed: " + clip(oneLine(c.Failure), 200)})
+	o.log(Record{Type: RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: "failed: " + shorten.Runes(shorten.OneLine(c.Failure), 200)})
 	return o
 }
 
@@ -128,7 +130,7 @@ func (w *Workflow) subagentStop(c *Call, env *Env) Outcome {
 	o := Outcome{Changed: true}
 	if l == nil {
 		// A foreground agent: its PostToolUse ties it to its launch next.
-		w.Pending = append(w.Pending, &PendingStop{AgentID: c.AgentID, AgentType: agent, Text: clip(text, 20000), Prior: clip(prior, 1500), Time: env.Now, Unrecognized: missing})
+		w.Pending = append(w.Pending, &PendingStop{AgentID: c.AgentID, AgentType: agent, Text: shorten.Runes(text, 20000), Prior: shorten.Runes(prior, 1500), Time: env.Now, Unrecognized: missing})
 		return o
 	}
 	if missing {
@@ -201,7 +203,7 @@ func (w *Workflow) fixableTasks(text, key string) (tasks []int, dropped string, 
 	}
 	nums, _, ok, bad := taskRefs(value)
 	if !ok {
-		return nil, fmt.Sprintf("%q does not read as task numbers (%q)", clip(raw, 80), bad), true
+		return nil, fmt.Sprintf("%q does not read as task numbers (%q)", shorten.Runes(raw, 80), bad), true
 	}
 	upTo := w.tasksUpTo(w.Phase)
 	var out []string
@@ -269,7 +271,7 @@ func (w *Workflow) notify(l *Launch, line string, o *Outcome) {
 func (w *Workflow) complete(l *Launch, text, prior string, env *Env, o *Outcome) {
 	result := FindResult(text, OwedLines(l.Job))
 	w.finish(l, result, Returned, env, o)
-	rec := Record{Type: RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: orText(result, "returned"), Input: clip(summaryOf(text, OwedLines(l.Job)...), 200)}
+	rec := Record{Type: RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: orText(result, "returned"), Input: shorten.Runes(summaryOf(text, OwedLines(l.Job)...), 200)}
 	o.log(rec)
 	from := w.Current
 	line, detail := "", ""
@@ -313,7 +315,7 @@ func (w *Workflow) complete(l *Launch, text, prior string, env *Env, o *Outcome)
 	}
 	line += detail
 	if line != "" && prior != "" {
-		line += "\n\nThe agent's report before orch-hook asked for its result line:\n" + clip(strings.TrimSpace(prior), 1500)
+		line += "\n\nThe agent's report before orch-hook asked for its result line:\n" + shorten.Runes(strings.TrimSpace(prior), 1500)
 	}
 	if line != "" {
 		w.notify(l, line, o)
@@ -362,7 +364,7 @@ func (w *Workflow) analysed(text string, env *Env) string {
 			}
 		}
 	}
-	w.LastAnalysis = clip(strings.TrimSpace(withoutLines(text, LineAnalysis)), 1500)
+	w.LastAnalysis = shorten.Runes(strings.TrimSpace(withoutLines(text, LineAnalysis)), 1500)
 	how := ""
 	if len(w.FailingTasks) == 0 {
 		tasks, dropped, _ := w.fixableTasks(text, keyFixTasks)
@@ -392,12 +394,10 @@ func orText(s, def string) string {
 	return s
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // clarified applies requirements-analyst's result in 0a or 0b.
 func (w *Workflow) clarified(result, text string, env *Env, o *Outcome) string {
 	step := w.Current
-	key := clip(summaryOf(text, OwedLines(JobClarify)...), 80)
+	key := shorten.Runes(summaryOf(text, OwedLines(JobClarify)...), 80)
 	switch result {
 	case LineQuestions:
 		if _, err := w.fire(OnQuestions, env); err != nil {
@@ -510,7 +510,7 @@ func (w *Workflow) gated(result, text string, env *Env, o *Outcome) string {
 	if err != nil {
 		return fmt.Sprintf("%s 4b FAIL refused: %v", tag, err)
 	}
-	why := clip(summaryOf(text, LineGateFail), 70)
+	why := shorten.Runes(summaryOf(text, LineGateFail), 70)
 	note := ""
 	if dropped != "" {
 		note = " (" + dropped + ")"
@@ -548,7 +548,7 @@ func (w *Workflow) validated(job, result, text string, env *Env, o *Outcome) str
 	if err != nil {
 		return fmt.Sprintf("[STEP %s] FAIL refused: %v", step, err)
 	}
-	why := clip(summaryOf(text, OwedLines(job)...), 70)
+	why := shorten.Runes(summaryOf(text, OwedLines(job)...), 70)
 	if t.To == Escalated {
 		w.escalate(EscalationFinal, step, o)
 		return fmt.Sprintf("[STEP %s] FAIL -> escalated | final validation failed %d/%d times; tell the user: see .orchestrator/ESCALATION.md and decide with /orch-hook:resolve retry|skip|abort", step, w.FinalFailures, MaxFinalFailures)

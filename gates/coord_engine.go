@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // The coordinate workflow's states (README, "The coordinate workflow").
@@ -332,18 +333,18 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 		if o, denied := guardFinishedState(call, env.Root); denied {
 			return o
 		}
-		if call.Event == "UserPromptSubmit" && !isNotification(call.Prompt) {
+		if call.Event == UserPromptSubmit && !isNotification(call.Prompt) {
 			if name, ok := commandName(call.Prompt); ok && (name == "coordinate" || name == "orchestrate") && strings.HasPrefix(strings.TrimSpace(call.Prompt), "/") {
 				return startFromPrompt(call)
 			}
 		}
-		if call.Event == "PostToolUse" && (call.Tool == "Agent" || call.Tool == "Task") {
+		if call.Event == PostToolUse && (call.Tool == "Agent" || call.Tool == "Task") {
 			return c.postAgent(call) // the last foreground agent's line
 		}
 		return c.deliver(call)
 	}
 	switch call.Event {
-	case "PreToolUse":
+	case PreToolUse:
 		switch call.Tool {
 		case "Agent", "Task":
 			return c.preAgent(call, env)
@@ -369,14 +370,14 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 		if IsMCP(call.Tool) {
 			return c.preMCP(call, env)
 		}
-	case "PostToolUse":
+	case PostToolUse:
 		switch call.Tool {
 		case "Agent", "Task":
 			return c.postAgent(call)
 		case "Write", "Edit", "NotebookEdit":
 			return c.recordWrite(call, env)
 		}
-	case "PostToolUseFailure":
+	case PostToolUseFailure:
 		if o, ok := sandboxRefusal(call); ok {
 			return o
 		}
@@ -384,21 +385,21 @@ func DecideCoord(c *Coord, call *Call, env *CoordEnv) Outcome {
 			if l := c.byTool(call.ToolUseID); l != nil && l.Status == Running {
 				l.Status, l.Ended = Failed, env.Now
 				o := Outcome{Changed: true, Context: fmt.Sprintf("[coordinate %s] launch of %s failed; relaunch it.", c.Current, l.Agent)}
-				o.log(Record{Type: RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "failed: " + oneLine(call.Failure)})
+				o.log(Record{Type: RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "failed: " + shorten.OneLine(call.Failure)})
 				return o
 			}
 		}
-	case "SubagentStop":
+	case SubagentStop:
 		return c.subagentStop(call, env)
-	case "Stop":
+	case Stop:
 		return c.stop(call, env)
-	case "UserPromptSubmit":
+	case UserPromptSubmit:
 		if isNotification(call.Prompt) {
 			return c.deliver(call)
 		}
 		return c.userPrompt(call)
-	case "SessionStart":
-		return Outcome{Context: clip(fmt.Sprintf("orch-hook: a coordinate workflow (%s) is active: %q. Now: state %s. Next: %s.", c.Scope, clip(c.Description, 200), c.Current, c.Next()), 1990)}
+	case SessionStart:
+		return Outcome{Context: shorten.Runes(fmt.Sprintf("orch-hook: a coordinate workflow (%s) is active: %q. Now: state %s. Next: %s.", c.Scope, shorten.Runes(c.Description, 200), c.Current, c.Next()), 1990)}
 	}
 	return Outcome{}
 }
@@ -555,7 +556,7 @@ func (c *Coord) preAgent(call *Call, env *CoordEnv) Outcome {
 			return c.deny(name+" is already running; wait for it to return.", call)
 		}
 	}
-	l := &CoordLaunch{ToolUseID: call.ToolUseID, Agent: name, Parent: parent, Unit: clip(firstLine(call.Prompt), 80), State: c.Current, Background: call.Background, Status: Running, Started: env.Now}
+	l := &CoordLaunch{ToolUseID: call.ToolUseID, Agent: name, Parent: parent, Unit: shorten.Runes(firstLine(call.Prompt), 80), State: c.Current, Background: call.Background, Status: Running, Started: env.Now}
 	if parent != "" && name == ImplementationExec {
 		l.Track = trackNumber(call.Prompt)
 	}
@@ -733,7 +734,7 @@ func (c *Coord) refreshWorker(l *CoordLaunch) {
 
 // deliver hands a background agent's line over with its notification.
 func (c *Coord) deliver(call *Call) Outcome {
-	if call.Event != "UserPromptSubmit" || !isNotification(call.Prompt) {
+	if call.Event != UserPromptSubmit || !isNotification(call.Prompt) {
 		return Outcome{}
 	}
 	l := c.byAgent(firstMatch(reNotifyID, call.Prompt))
@@ -912,7 +913,7 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 				c.recordWorker(l, "", "", env)
 			case LineImplBlocked:
 				l.Status, l.Result = Failed, "BLOCKED"
-				c.recordWorker(l, "", "track blocked: "+clip(summaryOf(text, LineImplComplete, LineImplBlocked), 120), env)
+				c.recordWorker(l, "", "track blocked: "+shorten.Runes(summaryOf(text, LineImplComplete, LineImplBlocked), 120), env)
 			default:
 				return missingLineProblem(text, []string{LineImplComplete, LineImplBlocked}), ""
 			}
@@ -942,7 +943,7 @@ func (c *Coord) verify(l *CoordLaunch, text string, env *CoordEnv) (problem, lin
 		if !ok {
 			return missingLineProblem(text, []string{LineTestsPass, LineTestsFail}), ""
 		}
-		return "", c.tested(pass, clip(summaryOf(text, LineTestsPass, LineTestsFail), 120))
+		return "", c.tested(pass, shorten.Runes(summaryOf(text, LineTestsPass, LineTestsFail), 120))
 	case ResearchSupervisor, ImplSupervisor, TestSupervisor:
 		return c.supervised(l, text, env)
 	}

@@ -59,24 +59,24 @@ func FuzzDecideCoord(f *testing.F) {
 			call := &Call{Session: "s", ToolUseID: tu}
 			switch kind {
 			case "pre":
-				call.Event, call.Tool, call.SubagentType, call.Prompt = "PreToolUse", "Agent", agent, text
+				call.Event, call.Tool, call.SubagentType, call.Prompt = PreToolUse, "Agent", agent, text
 				if id != "" {
 					call.AgentID, call.AgentType = id, PluginPrefix+supervisorOf(id)
 				}
 			case "post":
-				call.Event, call.Tool, call.Status, call.LinkAgentID, call.DurationMs = "PostToolUse", "Agent", "completed", id, int64(len(text))
+				call.Event, call.Tool, call.Status, call.LinkAgentID, call.DurationMs = PostToolUse, "Agent", "completed", id, int64(len(text))
 			case "stop":
-				call.Event, call.AgentID, call.AgentType, call.Text = "SubagentStop", id, agent, text
+				call.Event, call.AgentID, call.AgentType, call.Text = SubagentStop, id, agent, text
 			case "Stop":
-				call.Event = "Stop"
+				call.Event = Stop
 			case "user":
-				call.Event, call.Prompt, call.PromptID = "UserPromptSubmit", text, fmt.Sprint("p", i)
+				call.Event, call.Prompt, call.PromptID = UserPromptSubmit, text, fmt.Sprint("p", i)
 			case "notify":
-				call.Event, call.Prompt = "UserPromptSubmit", fmt.Sprintf("<task-notification>\n<task-id>%s</task-id>\n<tool-use-id>%s</tool-use-id>\n<status>completed</status>\n</task-notification>", id, tu)
+				call.Event, call.Prompt = UserPromptSubmit, fmt.Sprintf("<task-notification>\n<task-id>%s</task-id>\n<tool-use-id>%s</tool-use-id>\n<status>completed</status>\n</task-notification>", id, tu)
 			case "write":
-				call.Event, call.Tool, call.Path, call.AgentID = "PreToolUse", "Write", text, id
+				call.Event, call.Tool, call.Path, call.AgentID = PreToolUse, "Write", text, id
 			case "wrote":
-				call.Event, call.Tool, call.Path, call.AgentID, call.AgentType = "PostToolUse", "Write", text, id, agent
+				call.Event, call.Tool, call.Path, call.AgentID, call.AgentType = PostToolUse, "Write", text, id, agent
 			default:
 				continue
 			}

@@ -113,7 +113,7 @@ func (h *ceHarness) write(agent, aid, file string) Outcome {
 	if _, ok := h.files[file]; !ok {
 		h.files[file] = 2048
 	}
-	return h.do(Call{Event: "PostToolUse", Session: "sess-1", Tool: "Write", ToolUseID: "toolu_write_" + aid, AgentID: aid, AgentType: PluginPrefix + agent, Path: ceRoot + "/" + file})
+	return h.do(Call{Event: PostToolUse, Session: "sess-1", Tool: "Write", ToolUseID: "toolu_write_" + aid, AgentID: aid, AgentType: PluginPrefix + agent, Path: ceRoot + "/" + file})
 }
 
 func (h *ceHarness) list(dir string) []string {
@@ -141,21 +141,21 @@ func (h *ceHarness) ids() (tu, aid string) {
 
 // launch is the orchestrator's foreground Agent call.
 func (h *ceHarness) launch(agent, tu, prompt string) Outcome {
-	return h.do(Call{Event: "PreToolUse", Session: "sess-1", Tool: "Agent", ToolUseID: tu, SubagentType: PluginPrefix + agent, Prompt: prompt})
+	return h.do(Call{Event: PreToolUse, Session: "sess-1", Tool: "Agent", ToolUseID: tu, SubagentType: PluginPrefix + agent, Prompt: prompt})
 }
 
 // nested is an Agent call made inside the agent parentID of type parent.
 func (h *ceHarness) nested(parent, parentID, agent, tu, prompt string) Outcome {
-	return h.do(Call{Event: "PreToolUse", Session: "sess-1", Tool: "Agent", ToolUseID: tu, AgentID: parentID, AgentType: PluginPrefix + parent, SubagentType: PluginPrefix + agent, Prompt: prompt})
+	return h.do(Call{Event: PreToolUse, Session: "sess-1", Tool: "Agent", ToolUseID: tu, AgentID: parentID, AgentType: PluginPrefix + parent, SubagentType: PluginPrefix + agent, Prompt: prompt})
 }
 
 func (h *ceHarness) stop(agent, aid, text string) Outcome {
-	return h.do(Call{Event: "SubagentStop", Session: "sess-1", AgentID: aid, AgentType: PluginPrefix + agent, Text: text})
+	return h.do(Call{Event: SubagentStop, Session: "sess-1", AgentID: aid, AgentType: PluginPrefix + agent, Text: text})
 }
 
 // post is a foreground agent's PostToolUse (after its SubagentStop).
 func (h *ceHarness) post(tu, aid string) Outcome {
-	return h.do(Call{Event: "PostToolUse", Session: "sess-1", Tool: "Agent", ToolUseID: tu, Status: "completed", LinkAgentID: aid})
+	return h.do(Call{Event: PostToolUse, Session: "sess-1", Tool: "Agent", ToolUseID: tu, Status: "completed", LinkAgentID: aid})
 }
 
 // run launches a foreground agent, lets it return text (writing file with
@@ -339,7 +339,7 @@ func TestCoordFullPaths(t *testing.T) {
 				}
 			}
 			// Complete gates nothing: Stop passes, launches pass.
-			if o := h.do(Call{Event: "Stop", Session: "sess-1"}); o.Verdict != Allow {
+			if o := h.do(Call{Event: Stop, Session: "sess-1"}); o.Verdict != Allow {
 				t.Errorf("Stop at complete: verdict %v, reason %q", o.Verdict, o.Reason)
 			}
 		})
@@ -451,7 +451,7 @@ func TestCoordWrongLaunchDenied(t *testing.T) {
 			name: "an agent outside the workflow",
 			desc: ceFlatDesc,
 			call: func(h *ceHarness) Outcome {
-				return h.do(Call{Event: "PreToolUse", Tool: "Agent", ToolUseID: "toolu_x", SubagentType: "general-purpose", Prompt: "x"})
+				return h.do(Call{Event: PreToolUse, Tool: "Agent", ToolUseID: "toolu_x", SubagentType: "general-purpose", Prompt: "x"})
 			},
 			want: `agent type "general-purpose" is not part of the coordinate workflow`,
 		},
@@ -688,7 +688,7 @@ func (h *ceHarness) hierarchicalOrder(failing map[int]bool, order []int) (supTU,
 			}
 		}
 		w.durationMs = h.env.Now.Sub(w.started).Milliseconds()
-		if o := h.do(Call{Event: "PostToolUse", Tool: "Agent", AgentID: supID, AgentType: PluginPrefix + ResearchSupervisor, ToolUseID: w.tu, Status: "completed", LinkAgentID: w.aid}); o.Context != "" {
+		if o := h.do(Call{Event: PostToolUse, Tool: "Agent", AgentID: supID, AgentType: PluginPrefix + ResearchSupervisor, ToolUseID: w.tu, Status: "completed", LinkAgentID: w.aid}); o.Context != "" {
 			h.t.Errorf("worker %d PostToolUse reached the orchestrator: %q", i+1, o.Context)
 		}
 	}

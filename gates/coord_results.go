@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Result lines of the coordinate workflow's agents (README, "Verification"
@@ -237,7 +238,7 @@ func ParseSupervisor(text string) (res *SupervisorResult, failed bool, err error
 		}
 	}
 	if !strings.HasPrefix(body, "{") {
-		return nil, failed, fmt.Errorf("%s is not followed by a JSON object (found %q)", marker, coordClip(strings.SplitN(body, "\n", 2)[0], 40))
+		return nil, failed, fmt.Errorf("%s is not followed by a JSON object (found %q)", marker, shorten.Runes(strings.SplitN(body, "\n", 2)[0], 40))
 	}
 	var raw json.RawMessage
 	if err := json.NewDecoder(strings.NewReader(body)).Decode(&raw); err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Workflow scopes of the coordinate workflow (README, "Scopes"). Each ends
@@ -229,7 +231,7 @@ func (c scopeClause) has(list []string, from int) string {
 }
 
 func (c scopeClause) text() string {
-	return coordClip(strings.Join(c.words[max(c.verbAt, 0):], " "), 60)
+	return shorten.Runes(strings.Join(c.words[max(c.verbAt, 0):], " "), 60)
 }
 
 // scopeClauses cuts a description into clauses (see DetectScope).
@@ -402,12 +404,3 @@ func Complexity(description string) (topics int, why string) {
 // research-sub-supervisor (topics >= HierarchicalThreshold) rather than
 // research-specialists launched directly.
 func Hierarchical(topics int) bool { return topics >= HierarchicalThreshold }
-
-// coordClip cuts s to at most n runes, marking the cut with "…".
-func coordClip(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // A reported artifact counts only if the agent that reports it (or, for a
@@ -54,7 +56,7 @@ func (c *Coord) recordWrite(call *Call, env *CoordEnv) Outcome {
 	}
 	agent, ok := coordAgent(call.AgentType)
 	if !ok {
-		agent = orText(clip(call.AgentType, 80), "an agent of no type")
+		agent = orText(shorten.Runes(call.AgentType, 80), "an agent of no type")
 	}
 	rel, sum, err := env.Hash(call.Path)
 	if err == nil && rel == "" {
@@ -63,7 +65,7 @@ func (c *Coord) recordWrite(call *Call, env *CoordEnv) Outcome {
 	if err != nil {
 		// Nothing is recorded: a report naming the file is refused, saying so.
 		o := Outcome{}
-		o.log(Record{Type: RecError, AgentID: call.AgentID, AgentType: agent, ToolUseID: call.ToolUseID, Reason: "write not recorded: " + clip(oneLine(err.Error()), 300)})
+		o.log(Record{Type: RecError, AgentID: call.AgentID, AgentType: agent, ToolUseID: call.ToolUseID, Reason: "write not recorded: " + shorten.Runes(shorten.OneLine(err.Error()), 300)})
 		return o
 	}
 	var mine *AgentWrites
@@ -177,7 +179,7 @@ func (c *Coord) checkWriter(rel string, l *CoordLaunch, env *CoordEnv) string {
 	}
 	_, sum, err := env.Hash(rel)
 	if err != nil {
-		return fmt.Sprintf("%s cannot be read to check who wrote it (%s); %s.", rel, clip(oneLine(err.Error()), 200), fix("write it with the Write tool"))
+		return fmt.Sprintf("%s cannot be read to check who wrote it (%s); %s.", rel, shorten.Runes(shorten.OneLine(err.Error()), 200), fix("write it with the Write tool"))
 	}
 	writers := c.writersOf(l)
 	isWriter := func(id string) bool { return contains(writers, id) }

@@ -207,7 +207,7 @@ func TestCoordRecordWrite(t *testing.T) {
 	r1 := ceReports + "001_a.md"
 	write := func(h *ceHarness, call Call) Outcome {
 		h.files[r1] = 10
-		call.Event, call.Session = "PostToolUse", "sess-1"
+		call.Event, call.Session = PostToolUse, "sess-1"
 		return h.do(call)
 	}
 	sub := Call{Tool: "Write", AgentID: "agent-1", AgentType: PluginPrefix + ResearchSpecialist, Path: ceRoot + "/" + r1}
@@ -250,13 +250,13 @@ func TestCoordRecordWrite(t *testing.T) {
 			"unresolved":         {Tool: "Write", AgentID: "agent-1", Path: "/elsewhere/" + r1, Unresolved: true},
 			"no path":            {Tool: "Write", AgentID: "agent-1"},
 			"another tool":       {Tool: "Bash", AgentID: "agent-1", Command: "echo x > " + r1},
-			"a failed Write":     {Event: "PostToolUseFailure", Tool: "Write", AgentID: "agent-1", Path: ceRoot + "/" + r1},
+			"a failed Write":     {Event: PostToolUseFailure, Tool: "Write", AgentID: "agent-1", Path: ceRoot + "/" + r1},
 			"the specs neighbor": {Tool: "Write", AgentID: "agent-1", Path: ceRoot + "/specs/001_auth2/reports/x.md"},
 		} {
 			h := newCE(t, ceFlatDesc, ScopeResearchOnly)
 			h.files[r1] = 10
 			if call.Event == "" {
-				call.Event = "PostToolUse"
+				call.Event = PostToolUse
 			}
 			if o := h.do(call); o.Changed || len(o.Records) != 0 || len(h.c.Writes) != 0 {
 				t.Errorf("%s: %+v, writes %+v; want nothing recorded", name, o, h.c.Writes)
@@ -265,7 +265,7 @@ func TestCoordRecordWrite(t *testing.T) {
 	})
 	t.Run("unreadable", func(t *testing.T) {
 		h := newCE(t, ceFlatDesc, ScopeResearchOnly)
-		o := h.do(Call{Event: "PostToolUse", Tool: "Write", AgentID: "agent-1", AgentType: PluginPrefix + ResearchSpecialist, Path: ceRoot + "/" + ceReports + "gone.md"})
+		o := h.do(Call{Event: PostToolUse, Tool: "Write", AgentID: "agent-1", AgentType: PluginPrefix + ResearchSpecialist, Path: ceRoot + "/" + ceReports + "gone.md"})
 		if o.Changed || len(h.c.Writes) != 0 || !hasRecord(o, RecError, "write not recorded: open "+ceReports+"gone.md: no such file") {
 			t.Errorf("%+v, writes %+v; want nothing recorded and the error logged", o, h.c.Writes)
 		}
@@ -275,12 +275,12 @@ func TestCoordRecordWrite(t *testing.T) {
 		for i := 0; i < MaxWritesPerAgent; i++ {
 			f := fmt.Sprintf("%s%03d.md", ceReports, i)
 			h.files[f] = 1
-			if o := h.do(Call{Event: "PostToolUse", Tool: "Write", AgentID: "agent-1", AgentType: PluginPrefix + ResearchSpecialist, Path: ceRoot + "/" + f}); !o.Changed {
+			if o := h.do(Call{Event: PostToolUse, Tool: "Write", AgentID: "agent-1", AgentType: PluginPrefix + ResearchSpecialist, Path: ceRoot + "/" + f}); !o.Changed {
 				t.Fatalf("write %d not recorded", i)
 			}
 		}
 		h.files[ceReports+"last.md"] = 1
-		o := h.do(Call{Event: "PostToolUse", Tool: "Write", AgentID: "agent-1", AgentType: PluginPrefix + ResearchSpecialist, Path: ceRoot + "/" + ceReports + "last.md"})
+		o := h.do(Call{Event: PostToolUse, Tool: "Write", AgentID: "agent-1", AgentType: PluginPrefix + ResearchSpecialist, Path: ceRoot + "/" + ceReports + "last.md"})
 		if o.Changed || len(h.c.Writes[0].Files) != MaxWritesPerAgent || !hasRecord(o, RecError, fmt.Sprintf("already wrote %d files", MaxWritesPerAgent)) {
 			t.Errorf("write %d: changed %v, %d files; want it refused and logged", MaxWritesPerAgent+1, o.Changed, len(h.c.Writes[0].Files))
 		}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Call is one hook event, normalized by package hooks. Only the fields the
@@ -186,7 +188,7 @@ func Decide(w *Workflow, c *Call, env *Env) Outcome {
 		return decideFinished(w, c, env)
 	}
 	switch c.Event {
-	case "PreToolUse":
+	case PreToolUse:
 		switch c.Tool {
 		case "Agent", "Task":
 			return w.preAgent(c, env)
@@ -206,29 +208,29 @@ func Decide(w *Workflow, c *Call, env *Env) Outcome {
 		if IsMCP(c.Tool) {
 			return w.preMCP(c, env)
 		}
-	case "PostToolUse":
+	case PostToolUse:
 		switch c.Tool {
 		case "Agent", "Task":
 			return w.postAgent(c, env)
 		case "Write", "Edit", "NotebookEdit":
 			return w.postWrite(c, env)
 		}
-	case "PostToolUseFailure":
+	case PostToolUseFailure:
 		if c.Tool == "Agent" || c.Tool == "Task" {
 			return w.agentFailed(c)
 		}
 		if o, ok := sandboxRefusal(c); ok {
 			return o
 		}
-	case "SubagentStop":
+	case SubagentStop:
 		return w.subagentStop(c, env)
-	case "Stop":
+	case Stop:
 		return w.stop(c, env)
-	case "UserPromptSubmit":
+	case UserPromptSubmit:
 		return w.userPrompt(c, env)
-	case "SessionStart":
+	case SessionStart:
 		return w.sessionStart(c, env)
-	case "SessionEnd":
+	case SessionEnd:
 		return w.sessionEnd(c)
 	}
 	return Outcome{}
@@ -239,21 +241,21 @@ func Decide(w *Workflow, c *Call, env *Env) Outcome {
 // when it cannot.
 func Relevant(c *Call) bool {
 	switch c.Event {
-	case "PreToolUse":
+	case PreToolUse:
 		switch c.Tool {
 		case "Agent", "Task", "Write", "Edit", "NotebookEdit", "Bash", "Skill", "SendMessage", "Workflow":
 			return true
 		}
 		return IsMCP(c.Tool) && len(c.MCPPaths) > 0 && MCPWrites(c.Tool)
-	case "PostToolUse", "PostToolUseFailure":
+	case PostToolUse, PostToolUseFailure:
 		switch c.Tool {
 		case "Agent", "Task", "Write", "Edit", "NotebookEdit":
 			return true
 		case "Bash":
-			return c.Event == "PostToolUseFailure" && refusedBySandbox(c.Failure)
+			return c.Event == PostToolUseFailure && refusedBySandbox(c.Failure)
 		}
 		return false
-	case "SubagentStop", "Stop", "UserPromptSubmit", "SessionStart", "SessionEnd":
+	case SubagentStop, Stop, UserPromptSubmit, SessionStart, SessionEnd:
 		return true
 	}
 	return false
@@ -267,7 +269,7 @@ func Relevant(c *Call) bool {
 // reaches unnamed), is allowed whatever the state, so the hook need not
 // read it.
 func NeedsState(c *Call) bool {
-	if c.Event == "PreToolUse" && (c.Tool == "Bash" || c.Tool == "Skill") {
+	if c.Event == PreToolUse && (c.Tool == "Bash" || c.Tool == "Skill") {
 		if c.Tool != "Bash" {
 			name, _ := commandName(strings.ToLower(c.Skill))
 			return name == "follow-up"
@@ -295,7 +297,7 @@ var startCommands = map[string]bool{"orchestrate": true, "coordinate": true}
 // staticRules hold whatever the state: the model may not take the user's
 // decisions through the Skill tool or by running the binary.
 func staticRules(c *Call) (Outcome, bool) {
-	if c.Event != "PreToolUse" {
+	if c.Event != PreToolUse {
 		return Outcome{}, false
 	}
 	switch c.Tool {
@@ -387,7 +389,7 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 	if o, denied := guardFinishedState(c, env.Root); denied {
 		return o
 	}
-	if c.Event == "UserPromptSubmit" && isNotification(c.Prompt) {
+	if c.Event == UserPromptSubmit && isNotification(c.Prompt) {
 		// The background agent whose completion finished the workflow
 		// (SUCCESS_EXTRACTION) still has its checkpoint line to deliver.
 		if l := w.notifiedLaunch(c.Prompt); l != nil && l.Notice != "" {
@@ -397,7 +399,7 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 		}
 		return Outcome{}
 	}
-	if c.Event == "UserPromptSubmit" {
+	if c.Event == UserPromptSubmit {
 		if name, ok := commandName(c.Prompt); ok && (name == "orchestrate" || name == "coordinate") && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
 			return startFromPrompt(c)
 		}
@@ -421,13 +423,13 @@ func decideFinished(w *Workflow, c *Call, env *Env) Outcome {
 			return Outcome{Changed: true}
 		}
 	}
-	if c.Event == "PreToolUse" && c.Tool == "Skill" {
+	if c.Event == PreToolUse && c.Tool == "Skill" {
 		if name, ok := commandName(strings.ToLower(c.Skill)); ok && name == "follow-up" {
 			return w.followUpSkill(c, env)
 		}
 	}
-	if c.Event == "SessionStart" && w.Current == Complete {
-		return Outcome{Context: clip(fmt.Sprintf("orch-hook: the workflow %q is complete. For a follow-up the user asks for, invoke the orch-hook:follow-up skill with `lightweight|partial|full <request>`, or the user starts a new workflow with /orch-hook:orchestrate.", clip(w.Request, 80)), 2000)}
+	if c.Event == SessionStart && w.Current == Complete {
+		return Outcome{Context: shorten.Runes(fmt.Sprintf("orch-hook: the workflow %q is complete. For a follow-up the user asks for, invoke the orch-hook:follow-up skill with `lightweight|partial|full <request>`, or the user starts a new workflow with /orch-hook:orchestrate.", shorten.Runes(w.Request, 80)), 2000)}
 	}
 	return Outcome{}
 }

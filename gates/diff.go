@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // A short unified diff, for the refusal of a plan changed outside orch-hook:
@@ -208,7 +210,7 @@ func showLine(text string) (string, bool) {
 		text, whole = strings.ReplaceAll(text, "\r", `\r`), false
 	}
 	if utf8.RuneCountInString(text) > diffLineMax {
-		return clip(text, diffLineMax) + " (line cut)", false
+		return shorten.Runes(text, diffLineMax) + " (line cut)", false
 	}
 	return text, whole
 }

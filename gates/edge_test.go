@@ -77,7 +77,7 @@ func TestUnknownLaunchEvents(t *testing.T) {
 		postDone("toolu_unknown", "a-unknown", implComplete),
 		postFailure("toolu_unknown", "boom"),
 		notification("a-unknown", "toolu_unknown", "completed", implComplete),
-		{Event: "PostToolUse", Tool: "Write", Path: testRoot + "/src/x.go"},
+		{Event: PostToolUse, Tool: "Write", Path: testRoot + "/src/x.go"},
 	} {
 		if o := h.do(c); o.Changed || o.Verdict != Allow || o.Context != "" {
 			t.Errorf("%s %s: %+v", c.Event, c.Tool, o)

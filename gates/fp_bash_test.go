@@ -39,9 +39,9 @@ type fpJudge struct {
 func fpBash(h *harness, cmd, cwd string) fpJudge {
 	h.t.Helper()
 	var j fpJudge
-	st, denied := Static(&Call{Event: "PreToolUse", Tool: "Bash", ToolUseID: "toolu_fp", Command: cmd, CwdRel: cwd})
+	st, denied := Static(&Call{Event: PreToolUse, Tool: "Bash", ToolUseID: "toolu_fp", Command: cmd, CwdRel: cwd})
 	j.staticDeny, j.staticReason = denied, st.Reason
-	o := h.do(&Call{Event: "PreToolUse", Tool: "Bash", ToolUseID: "toolu_fp", Command: cmd, CwdRel: cwd})
+	o := h.do(&Call{Event: PreToolUse, Tool: "Bash", ToolUseID: "toolu_fp", Command: cmd, CwdRel: cwd})
 	j.activeDeny, j.activeReason = o.Verdict == Deny, o.Reason
 	return j
 }

@@ -153,23 +153,23 @@ func tickText(text string, nums ...int) string {
 func tasksPath(name string) string { return path.Join(testRoot, TasksDir, name) }
 
 func agentCall(agent, prompt, toolUse string) *Call {
-	return &Call{Event: "PreToolUse", Tool: "Agent", ToolUseID: toolUse, SubagentType: PluginPrefix + agent, Prompt: prompt, Background: true}
+	return &Call{Event: PreToolUse, Tool: "Agent", ToolUseID: toolUse, SubagentType: PluginPrefix + agent, Prompt: prompt, Background: true}
 }
 
 func postAsync(toolUse, agentID string) *Call {
-	return &Call{Event: "PostToolUse", Tool: "Agent", ToolUseID: toolUse, Status: "async_launched", LinkAgentID: agentID}
+	return &Call{Event: PostToolUse, Tool: "Agent", ToolUseID: toolUse, Status: "async_launched", LinkAgentID: agentID}
 }
 
 func postDone(toolUse, agentID, text string) *Call {
-	return &Call{Event: "PostToolUse", Tool: "Agent", ToolUseID: toolUse, Status: "completed", LinkAgentID: agentID, Text: text}
+	return &Call{Event: PostToolUse, Tool: "Agent", ToolUseID: toolUse, Status: "completed", LinkAgentID: agentID, Text: text}
 }
 
 func postFailure(toolUse, msg string) *Call {
-	return &Call{Event: "PostToolUseFailure", Tool: "Agent", ToolUseID: toolUse, Failure: msg}
+	return &Call{Event: PostToolUseFailure, Tool: "Agent", ToolUseID: toolUse, Failure: msg}
 }
 
 func subStop(agentID, agent, text string) *Call {
-	return &Call{Event: "SubagentStop", AgentID: agentID, AgentType: PluginPrefix + agent, Text: text}
+	return &Call{Event: SubagentStop, AgentID: agentID, AgentType: PluginPrefix + agent, Text: text}
 }
 
 func notifyPrompt(agentID, toolUse, status, result string) string {
@@ -177,19 +177,19 @@ func notifyPrompt(agentID, toolUse, status, result string) string {
 }
 
 func notification(agentID, toolUse, status, result string) *Call {
-	return &Call{Event: "UserPromptSubmit", Prompt: notifyPrompt(agentID, toolUse, status, result)}
+	return &Call{Event: UserPromptSubmit, Prompt: notifyPrompt(agentID, toolUse, status, result)}
 }
 
 func promptCall(text, promptID string) *Call {
-	return &Call{Event: "UserPromptSubmit", Prompt: text, PromptID: promptID}
+	return &Call{Event: UserPromptSubmit, Prompt: text, PromptID: promptID}
 }
 
 func writeCall(abs, content string) *Call {
-	return &Call{Event: "PreToolUse", Tool: "Write", ToolUseID: "toolu_w", Path: abs, Write: &FileWrite{Content: &content}}
+	return &Call{Event: PreToolUse, Tool: "Write", ToolUseID: "toolu_w", Path: abs, Write: &FileWrite{Content: &content}}
 }
 
 func editCall(abs, old, new string) *Call {
-	return &Call{Event: "PreToolUse", Tool: "Edit", ToolUseID: "toolu_e", Path: abs, Write: &FileWrite{OldString: old, NewString: new}}
+	return &Call{Event: PreToolUse, Tool: "Edit", ToolUseID: "toolu_e", Path: abs, Write: &FileWrite{OldString: old, NewString: new}}
 }
 
 // by makes a call come from inside a subagent.
@@ -199,15 +199,15 @@ func by(c *Call, agentID, agent string) *Call {
 }
 
 func bashCall(cmd string) *Call {
-	return &Call{Event: "PreToolUse", Tool: "Bash", ToolUseID: "toolu_b", Command: cmd}
+	return &Call{Event: PreToolUse, Tool: "Bash", ToolUseID: "toolu_b", Command: cmd}
 }
 
 func skillCall(skill string) *Call {
-	return &Call{Event: "PreToolUse", Tool: "Skill", ToolUseID: "toolu_s", Skill: skill}
+	return &Call{Event: PreToolUse, Tool: "Skill", ToolUseID: "toolu_s", Skill: skill}
 }
 
 func stopCall(running ...string) *Call {
-	return &Call{Event: "Stop", BackgroundRuns: running}
+	return &Call{Event: Stop, BackgroundRuns: running}
 }
 
 // ---- the harness ----
@@ -417,7 +417,7 @@ func (h *harness) writeFile(c *Call) Outcome {
 		h.files[name] = []byte(next)
 	}
 	post := *c
-	post.Event = "PostToolUse"
+	post.Event = PostToolUse
 	return merge(pre, h.do(&post))
 }
 

@@ -281,7 +281,7 @@ func TestPlanUpdateWaitsForTheRecordedPlan(t *testing.T) {
 	h.files[MasterPlan] = []byte(*c.Write.Content)
 	h.files[name] = append(h.files[name], "\nNote.\n"...)
 	post := *c
-	post.Event = "PostToolUse"
+	post.Event = PostToolUse
 	wantContext(t, h.do(&post), "4c OK -> Phase 2")
 	wantDeny(t, h.start(Implementer, implPrompt(4)).launch, 0, "the plan changed outside orch-hook", name)
 }

@@ -23,7 +23,7 @@ func (w *Workflow) Permissions(env *Env) []Permission {
 		return []Permission{{Action: "anything", Allowed: true, Why: "the workflow is " + w.Current + "; nothing is gated"}}
 	}
 	for _, agent := range WorkflowAgents {
-		c := &Call{Event: "PreToolUse", Tool: "Agent", SubagentType: PluginPrefix + agent}
+		c := &Call{Event: PreToolUse, Tool: "Agent", SubagentType: PluginPrefix + agent}
 		action := "launch " + agent
 		if agent == Implementer {
 			tasks := w.candidateTasks(env)

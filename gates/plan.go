@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // TasksDir is where the plan lives, relative to the project root.
@@ -614,7 +616,7 @@ func (p *Plan) validateDependencies(phaseOf map[int]int) error {
 					var quoted []string
 					for _, c := range cycle {
 						if src := p.Tasks[c].depSource; src.line > 0 {
-							quoted = append(quoted, fmt.Sprintf("%s line %d: %q", src.file, src.line, clip(src.raw, 60)))
+							quoted = append(quoted, fmt.Sprintf("%s line %d: %q", src.file, src.line, shorten.Runes(src.raw, 60)))
 						}
 					}
 					return fmt.Errorf("tasks %s depend on each other in a cycle (%s); no launch order can satisfy it", taskList(cycle), strings.Join(quoted, "; "))

@@ -5,6 +5,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Reading the plan strictly and loudly (README, "How the plan is read"):
@@ -31,7 +33,7 @@ func (p PlanProblem) Error() string {
 	if p.Line == 0 {
 		return fmt.Sprintf("%s: %s", p.File, p.Problem)
 	}
-	return fmt.Sprintf("%s line %d: %q: %s", p.File, p.Line, clip(p.Text, 100), p.Problem)
+	return fmt.Sprintf("%s line %d: %q: %s", p.File, p.Line, shorten.Runes(p.Text, 100), p.Problem)
 }
 
 // TaskFileNumber reads the task number of a task file's name: task-01.md,
@@ -409,7 +411,7 @@ func taskNumbers(f fieldLine) (nums []int, problem string) {
 	case !ok && bad == strings.Join(vals, ", ") && reNoneWord.MatchString(bad):
 		return nil, "it says both `none` and task numbers"
 	case !ok:
-		return nil, fmt.Sprintf("%q is not a task number; write the task numbers (`03, 04`) or `none`, with any comment in parentheses", clip(strings.TrimSpace(bad), 40))
+		return nil, fmt.Sprintf("%q is not a task number; write the task numbers (`03, 04`) or `none`, with any comment in parentheses", shorten.Runes(strings.TrimSpace(bad), 40))
 	case none && len(got) > 0:
 		return nil, "it says both `none` and task numbers"
 	}
@@ -502,7 +504,7 @@ func filePaths(f fieldLine) (paths []string, problem string) {
 		}
 	}
 	if f.stray != "" && looksLikePath(cleanPath(f.stray)) {
-		return nil, fmt.Sprintf("the line %q after the list is not a list item; write every file as `- path`", clip(f.stray, 60))
+		return nil, fmt.Sprintf("the line %q after the list is not a list item; write every file as `- path`", shorten.Runes(f.stray, 60))
 	}
 	for _, it := range items {
 		p, problem := filePath(it)
@@ -559,7 +561,7 @@ func filePath(item string) (string, string) {
 			}
 		}
 		if len(paths) > 1 {
-			return "", fmt.Sprintf("%q names more than one file; write one path per item", clip(strings.TrimSpace(item), 60))
+			return "", fmt.Sprintf("%q names more than one file; write one path per item", shorten.Runes(strings.TrimSpace(item), 60))
 		}
 		if len(paths) == 1 {
 			// The rest is a note, which must not name another file:
@@ -567,7 +569,7 @@ func filePath(item string) (string, string) {
 			rest := reCodeSpan.ReplaceAllString(s, " ")
 			for _, w := range strings.Fields(rest) {
 				if w = strings.Trim(w, "()[],;:'\""); reFileWord.MatchString(w) {
-					return "", fmt.Sprintf("%q names another file (%s) beside its path; write one path per item", clip(strings.TrimSpace(item), 60), w)
+					return "", fmt.Sprintf("%q names another file (%s) beside its path; write one path per item", shorten.Runes(strings.TrimSpace(item), 60), w)
 				}
 			}
 			return normalPath(paths[0]), ""
@@ -595,7 +597,7 @@ func filePath(item string) (string, string) {
 		case b:
 			s = before
 		default:
-			return "", fmt.Sprintf("%q is not one file path; write one path per item", clip(strings.TrimSpace(item), 60))
+			return "", fmt.Sprintf("%q is not one file path; write one path per item", shorten.Runes(strings.TrimSpace(item), 60))
 		}
 	}
 	for _, sep := range []string{" — ", " – ", " - ", "\t"} {
@@ -605,7 +607,7 @@ func filePath(item string) (string, string) {
 	}
 	p := cleanPath(s)
 	if strings.ContainsAny(p, " \t") {
-		return "", fmt.Sprintf("%q is not one file path; write one path per item (`- src/a.go`), with any note in parentheses", clip(strings.TrimSpace(item), 60))
+		return "", fmt.Sprintf("%q is not one file path; write one path per item (`- src/a.go`), with any note in parentheses", shorten.Runes(strings.TrimSpace(item), 60))
 	}
 	return normalPath(p), ""
 }
@@ -761,7 +763,7 @@ func (t *TaskFile) apply(file string, fields []fieldLine) {
 				continue
 			}
 			if prev, twice := t.depSource, t.hasDeps; twice && !sameIntSet(t.DependsOn, nums) {
-				bad(fmt.Sprintf("it says other dependencies than line %d (%q); keep one `Depends On:` line", prev.line, clip(prev.raw, 60)))
+				bad(fmt.Sprintf("it says other dependencies than line %d (%q); keep one `Depends On:` line", prev.line, shorten.Runes(prev.raw, 60)))
 				continue
 			}
 			t.DependsOn, t.hasDeps, t.depSource = nums, true, f
@@ -774,7 +776,7 @@ func (t *TaskFile) apply(file string, fields []fieldLine) {
 			if prev, twice := byKey[f.key]; twice {
 				prevPaths, _ := filePaths(prev)
 				if !sameStrings(prevPaths, paths) {
-					bad(fmt.Sprintf("it lists other files than line %d (%q); keep one %s line", prev.line, clip(prev.raw, 60), f.key))
+					bad(fmt.Sprintf("it lists other files than line %d (%q); keep one %s line", prev.line, shorten.Runes(prev.raw, 60), f.key))
 					continue
 				}
 			}

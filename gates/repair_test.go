@@ -125,7 +125,7 @@ func TestRestoreRace(t *testing.T) {
 	h.files[name] = []byte(orig)
 	for _, c := range []*Call{a, b} {
 		post := *c
-		post.Event = "PostToolUse"
+		post.Event = PostToolUse
 		o := h.do(&post)
 		wantContext(t, o, "the plan is as orch-hook recorded it again")
 	}

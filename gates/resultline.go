@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // One result-line grammar for both workflows (README, "Result lines"): a
@@ -89,7 +91,7 @@ func canonicalKey(s string) string {
 		}
 		return unicode.ToUpper(r)
 	}, s)
-	return strings.Join(strings.Fields(s), " ")
+	return shorten.OneLine(s)
 }
 
 // keyOf is the canonical key of a result form: "PHASE GATE STATUS" for
@@ -168,7 +170,7 @@ func readVerdict(value string) (verdict, problem string) {
 		if word == "" {
 			return "", "it has no verdict"
 		}
-		return "", fmt.Sprintf("%q is not a verdict", clip(s[:end], 20))
+		return "", fmt.Sprintf("%q is not a verdict", shorten.Runes(s[:end], 20))
 	}
 	if verdict == "BLOCKED" {
 		// "BLOCKED - waiting on Task 01 to export Bucket": the implementer
@@ -364,7 +366,7 @@ func readResult(text string, forms []string) resultFound {
 				continue
 			}
 			if found.form != "" && found.form != last.form {
-				return resultFound{near: clip(strings.TrimSpace(lines[last.index]), 120), index: last.index, problem: fmt.Sprintf("this line is in a fenced block after your verdict %q, which says otherwise", found.form)}
+				return resultFound{near: shorten.Runes(strings.TrimSpace(lines[last.index]), 120), index: last.index, problem: fmt.Sprintf("this line is in a fenced block after your verdict %q, which says otherwise", found.form)}
 			}
 			return *last
 		case found.inside && agrees(lines[found.index], lines[last.index]):
@@ -405,11 +407,11 @@ func readResultAt(line string, i int, fs []resultForm) (resultFound, bool) {
 			// STATUS: FAIL", "PHASE 1 GATE STATUS: FAIL": the agent's last
 			// verdict, not in the form orch-hook reads; an earlier line
 			// does not stand in for it.
-			return resultFound{near: clip(strings.TrimSpace(line), 120), index: i, problem: "the key does not start the line, or other words are mixed into it", inside: true}, true
+			return resultFound{near: shorten.Runes(strings.TrimSpace(line), 120), index: i, problem: "the key does not start the line, or other words are mixed into it", inside: true}, true
 		}
 		return resultFound{}, false
 	}
-	found := resultFound{near: clip(rl.raw, 120), index: i}
+	found := resultFound{near: shorten.Runes(rl.raw, 120), index: i}
 	switch {
 	case glued:
 		found.problem = "the key is not followed by ':' and a verdict"

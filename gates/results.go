@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Result lines the agents end with (README, "Result lines", and the agents'
@@ -86,10 +88,10 @@ func TaskOfLaunch(prompt, description string) (n int, problem string) {
 			continue
 		}
 		if ns, _ := tasksOfLine(line); len(ns) != 1 {
-			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task: start the prompt with a `Task NN: <title>` line naming it (other tasks may be mentioned after it).", clip(strings.TrimSpace(line), 80))
+			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task: start the prompt with a `Task NN: <title>` line naming it (other tasks may be mentioned after it).", shorten.Runes(strings.TrimSpace(line), 80))
 		}
 		if pn != 0 && n != pn {
-			return 0, fmt.Sprintf("the prompt has a header for Task %02d (%q) and one for Task %02d (%q); one code-implementer implements one task: keep one `Task NN:` header, and mention other tasks in prose or list items.", pn, clip(pLine, 60), n, clip(strings.TrimSpace(line), 60))
+			return 0, fmt.Sprintf("the prompt has a header for Task %02d (%q) and one for Task %02d (%q); one code-implementer implements one task: keep one `Task NN:` header, and mention other tasks in prose or list items.", pn, shorten.Runes(pLine, 60), n, shorten.Runes(strings.TrimSpace(line), 60))
 		}
 		pn, pLine = n, strings.TrimSpace(line)
 	}
@@ -108,20 +110,20 @@ func TaskOfLaunch(prompt, description string) (n int, problem string) {
 			continue
 		}
 		if len(ns) != 1 {
-			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task: start the prompt with a `Task NN: <title>` line naming it (other tasks may be mentioned after it).", clip(strings.TrimSpace(line), 80))
+			return 0, fmt.Sprintf("the prompt's line %q names more than one task; one code-implementer implements one task: start the prompt with a `Task NN: <title>` line naming it (other tasks may be mentioned after it).", shorten.Runes(strings.TrimSpace(line), 80))
 		}
 		pn, pLine = ns[0], strings.TrimSpace(line)
 	}
 	dn := 0
 	if ns, named := tasksOfLine(description); named {
 		if len(ns) != 1 {
-			return 0, fmt.Sprintf("the Agent description %q names more than one task; one code-implementer implements one task: name only its task there.", clip(description, 80))
+			return 0, fmt.Sprintf("the Agent description %q names more than one task; one code-implementer implements one task: name only its task there.", shorten.Runes(description, 80))
 		}
 		dn = ns[0]
 	}
 	switch {
 	case pn > 0 && dn > 0 && pn != dn:
-		return 0, fmt.Sprintf("the prompt names Task %02d (%q) but the Agent description names Task %02d; name the same one task in both.", pn, clip(pLine, 60), dn)
+		return 0, fmt.Sprintf("the prompt names Task %02d (%q) but the Agent description names Task %02d; name the same one task in both.", pn, shorten.Runes(pLine, 60), dn)
 	case pn > 0:
 		return pn, ""
 	case dn > 0:
@@ -180,17 +182,9 @@ func summaryOf(text string, skip ...string) string {
 		if strings.Trim(line, " \t\r#*`>-_") == "" || isResultKey(line, keys) {
 			continue
 		}
-		return clip(strings.Join(strings.Fields(strings.Trim(line, " #*")), " "), 80)
+		return shorten.Runes(shorten.OneLine(strings.Trim(line, " #*")), 80)
 	}
 	return ""
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // withoutLines drops the lines of text that are result lines of the forms'

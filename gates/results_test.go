@@ -138,7 +138,4 @@ func TestSummaryOfAndWithoutLines(t *testing.T) {
 	if got := withoutLines("cause\n**FAILURE_ANALYSIS: COMPLETE**\nmore", LineAnalysis); got != "cause\nmore" {
 		t.Errorf("withoutLines = %q", got)
 	}
-	if got := clip("héllo wörld", 5); got != "héll…" {
-		t.Errorf("clip = %q", got)
-	}
 }

@@ -624,8 +624,8 @@ func TestFollowUps(t *testing.T) {
 		wantAllow(t, h.start(Implementer, "anything").launch)
 		wantAllow(t, h.start("general-purpose", "anything").launch)
 		wantAllow(t, mainWrite(h))
-		wantAllow(t, h.do(&Call{Event: "PreToolUse", Tool: "Workflow"}))
-		o := h.do(&Call{Event: "SessionStart", Source: "startup"})
+		wantAllow(t, h.do(&Call{Event: PreToolUse, Tool: "Workflow"}))
+		o := h.do(&Call{Event: SessionStart, Source: "startup"})
 		wantContext(t, o, "is complete. For a follow-up the user asks for, invoke the orch-hook:follow-up skill with `lightweight|partial|full <request>`")
 		// The static rules still hold.
 		wantDeny(t, h.do(skillCall("orch-hook:approve")), 0)

@@ -3,6 +3,8 @@ package gates
 import (
 	"fmt"
 	"strings"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // With Claude Code's sandbox on, a Bash write to orch-hook's state fails
@@ -26,7 +28,7 @@ func sandboxRefusal(c *Call) (Outcome, bool) {
 		what = "orch-hook refused to run from the model's shell"
 	}
 	o := Outcome{}
-	o.log(Record{Type: RecDeny, Reason: fmt.Sprintf("%s: %s", what, clip(oneLine(c.Command), 200)), ToolUseID: c.ToolUseID, AgentID: c.AgentID, AgentType: c.AgentType})
+	o.log(Record{Type: RecDeny, Reason: fmt.Sprintf("%s: %s", what, shorten.Runes(shorten.OneLine(c.Command), 200)), ToolUseID: c.ToolUseID, AgentID: c.AgentID, AgentType: c.AgentType})
 	return o, true
 }
 
@@ -35,7 +37,7 @@ func sandboxRefusal(c *Call) (Outcome, bool) {
 // checkpoint written by the model would be read by the next hook, a follow-up
 // or a new workflow.
 func guardFinishedState(c *Call, root string) (Outcome, bool) {
-	if c.Event != "PreToolUse" {
+	if c.Event != PreToolUse {
 		return Outcome{}, false
 	}
 	what := ""

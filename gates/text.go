@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Where says where the workflow stands, for reasons: "phase 1, step F1,
@@ -235,7 +237,7 @@ func (w *Workflow) MetadataBlock() string {
 // what comes next; it is injected at SessionStart.
 func (w *Workflow) Summary(env *Env) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "orch-hook: an orchestrate workflow is active: %q.\n", clip(oneLine(w.Request), 200))
+	fmt.Fprintf(&b, "orch-hook: an orchestrate workflow is active: %q.\n", shorten.Runes(shorten.OneLine(w.Request), 200))
 	fmt.Fprintf(&b, "Now: %s. Next: %s.\n", w.Where(), w.Next(env))
 	if w.Plan != nil && w.Phase > 0 {
 		fmt.Fprintf(&b, "Plan: %d phases; current %s.\n", len(w.Plan.Phases), w.phaseTag(w.Phase))
@@ -254,7 +256,7 @@ func (w *Workflow) Summary(env *Env) string {
 		fmt.Fprintf(&b, "In flight: %s.\n", strings.Join(parts, ", "))
 	}
 	b.WriteString("Workflow agents are launched as orch-hook:<name>; every step is checked by the hooks. `orch-hook status` shows everything.")
-	return clip(b.String(), 1990)
+	return shorten.Runes(b.String(), 1990)
 }
 
 // FailureEntry is one row of ESCALATION.md's failure history.
@@ -307,7 +309,7 @@ func (w *Workflow) EscalationMarkdown(history []FailureEntry) string {
 }
 
 func cell(s string) string {
-	return strings.ReplaceAll(clip(oneLine(s), 120), "|", "\\|")
+	return strings.ReplaceAll(shorten.Runes(shorten.OneLine(s), 120), "|", "\\|")
 }
 
 // NewWorkflow starts the orchestrate workflow at 0a.
@@ -354,6 +356,6 @@ func FollowUp(w *Workflow, kind, request string, env *Env) (Outcome, error) {
 	} else {
 		o.Context = "PARTIAL follow-up -> 2: launch task-planner to extend the plan; the user approves it again."
 	}
-	o.log(Record{Type: RecTransition, Reason: "follow-up " + strings.ToLower(kind) + ": " + clip(oneLine(request), 200)})
+	o.log(Record{Type: RecTransition, Reason: "follow-up " + strings.ToLower(kind) + ": " + shorten.Runes(shorten.OneLine(request), 200)})
 	return o, nil
 }

@@ -3,6 +3,8 @@ package gates
 import (
 	"fmt"
 	"strings"
+
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // stop decides whether the main thread may stop.
@@ -208,7 +210,7 @@ func (w *Workflow) notifiedLaunch(prompt string) *Launch {
 // commands that are not decisions (they pass through).
 func (w *Workflow) decision(name, args string, c *Call, env *Env) (Outcome, bool) {
 	if name == "orchestrate" || name == "coordinate" {
-		return w.block(fmt.Sprintf("a workflow is already active here (step %s: %q). Continue it, or end it with /orch-hook:abort before starting another.", w.Current, clip(w.Request, 60))), true
+		return w.block(fmt.Sprintf("a workflow is already active here (step %s: %q). Continue it, or end it with /orch-hook:abort before starting another.", w.Current, shorten.Runes(w.Request, 60))), true
 	}
 	if !userCommands[name] {
 		return Outcome{}, false
@@ -342,9 +344,9 @@ func (w *Workflow) requestChanges(args string) Outcome {
 		return w.block(fmt.Sprintf("the change request is refused by the workflow's table: %v.", err))
 	}
 	w.WaitingOn = ""
-	line := fmt.Sprintf("[STEP 3] CHANGES REQUESTED -> 2 | relaunch task-planner to revise the plan: %s", clip(oneLine(args), 300))
+	line := fmt.Sprintf("[STEP 3] CHANGES REQUESTED -> 2 | relaunch task-planner to revise the plan: %s", shorten.Runes(shorten.OneLine(args), 300))
 	o := Outcome{Changed: true, Context: "orch-hook: " + line}
-	o.log(Record{Type: RecDecision, Reason: "request-changes: " + clip(oneLine(args), 300)})
+	o.log(Record{Type: RecDecision, Reason: "request-changes: " + shorten.Runes(shorten.OneLine(args), 300)})
 	return o
 }
 
@@ -488,7 +490,7 @@ func (w *Workflow) sessionStart(c *Call, env *Env) Outcome {
 	}
 	o.Context = w.Summary(env)
 	if w.foreign(c) {
-		o.Context = clip("orch-hook: another session owns the active workflow; type /orch-hook:resume here to take it over. "+o.Context, 2000)
+		o.Context = shorten.Runes("orch-hook: another session owns the active workflow; type /orch-hook:resume here to take it over. "+o.Context, 2000)
 	}
 	return o
 }

@@ -20,7 +20,7 @@ func TestDecisionOncePerPrompt(t *testing.T) {
 		t.Errorf("repeat: %+v", again)
 	}
 	// UserPromptExpansion of the same prompt decides nothing.
-	exp := h.do(&Call{Event: "UserPromptExpansion", Prompt: "/orch-hook:approve", PromptID: "prompt-approve"})
+	exp := h.do(&Call{Event: UserPromptExpansion, Prompt: "/orch-hook:approve", PromptID: "prompt-approve"})
 	if exp.Changed || exp.Verdict != Allow {
 		t.Errorf("expansion: %+v", exp)
 	}
@@ -145,24 +145,24 @@ func TestToolsDeniedWhileActive(t *testing.T) {
 		deny bool
 		why  string
 	}{
-		{"SendMessage to a workflow agent type", &Call{Event: "PreToolUse", Tool: "SendMessage", SendTo: "orch-hook:code-implementer"}, true,
+		{"SendMessage to a workflow agent type", &Call{Event: PreToolUse, Tool: "SendMessage", SendTo: "orch-hook:code-implementer"}, true,
 			"SendMessage to a workflow agent is not allowed: each launch does one job and returns its result line; launch a new agent instead."},
-		{"SendMessage to a workflow launch", &Call{Event: "PreToolUse", Tool: "SendMessage", SendTo: r.agentID}, true, "SendMessage to a workflow agent is not allowed"},
-		{"SendMessage elsewhere", &Call{Event: "PreToolUse", Tool: "SendMessage", SendTo: "team-lead"}, false, ""},
-		{"Workflow", &Call{Event: "PreToolUse", Tool: "Workflow"}, true,
+		{"SendMessage to a workflow launch", &Call{Event: PreToolUse, Tool: "SendMessage", SendTo: r.agentID}, true, "SendMessage to a workflow agent is not allowed"},
+		{"SendMessage elsewhere", &Call{Event: PreToolUse, Tool: "SendMessage", SendTo: "team-lead"}, false, ""},
+		{"Workflow", &Call{Event: PreToolUse, Tool: "Workflow"}, true,
 			"the native Workflow tool is not allowed while an orch-hook workflow is active (its agents would bypass the gates)."},
-		{"general-purpose agent", &Call{Event: "PreToolUse", Tool: "Agent", SubagentType: "general-purpose", Prompt: "Task 01"}, true,
+		{"general-purpose agent", &Call{Event: PreToolUse, Tool: "Agent", SubagentType: "general-purpose", Prompt: "Task 01"}, true,
 			"agent type \"general-purpose\" is not allowed while a workflow is active; only the workflow's agents (orch-hook:<name>) and the read-only Explore and Plan may run."},
-		{"agent without a type", &Call{Event: "PreToolUse", Tool: "Agent", Prompt: "do it"}, true, "agent type \"general-purpose\" is not allowed"},
-		{"unknown plugin agent", &Call{Event: "PreToolUse", Tool: "Task", SubagentType: "orch-hook:helper"}, true, "agent type \"orch-hook:helper\" is not allowed"},
-		{"Explore", &Call{Event: "PreToolUse", Tool: "Agent", SubagentType: "Explore", Prompt: "find"}, false, ""},
-		{"Plan", &Call{Event: "PreToolUse", Tool: "Task", SubagentType: "Plan", Prompt: "think"}, false, ""},
-		{"isolation", &Call{Event: "PreToolUse", Tool: "Agent", SubagentType: "orch-hook:code-implementer", Prompt: implPrompt(2), Isolation: "worktree"}, true,
+		{"agent without a type", &Call{Event: PreToolUse, Tool: "Agent", Prompt: "do it"}, true, "agent type \"general-purpose\" is not allowed"},
+		{"unknown plugin agent", &Call{Event: PreToolUse, Tool: "Task", SubagentType: "orch-hook:helper"}, true, "agent type \"orch-hook:helper\" is not allowed"},
+		{"Explore", &Call{Event: PreToolUse, Tool: "Agent", SubagentType: "Explore", Prompt: "find"}, false, ""},
+		{"Plan", &Call{Event: PreToolUse, Tool: "Task", SubagentType: "Plan", Prompt: "think"}, false, ""},
+		{"isolation", &Call{Event: PreToolUse, Tool: "Agent", SubagentType: "orch-hook:code-implementer", Prompt: implPrompt(2), Isolation: "worktree"}, true,
 			"isolation \"worktree\" on a workflow agent is not allowed: its edits would happen outside the project the gates watch; launch code-implementer without isolation."},
 		{"Bash on the state", bashCall("cat .orchestrator/state/checkpoint.json"), true,
 			"commands that name .orchestrator/state, or change or remove anything under .orchestrator, are not allowed: it is orch-hook's state and plan."},
 		{"Bash", bashCall("go test ./..."), false, ""},
-		{"Read", &Call{Event: "PreToolUse", Tool: "Read", Path: testRoot + "/.orchestrator/state/checkpoint.json"}, false, ""},
+		{"Read", &Call{Event: PreToolUse, Tool: "Read", Path: testRoot + "/.orchestrator/state/checkpoint.json"}, false, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,9 +195,9 @@ func TestOtherSession(t *testing.T) {
 	// Its other tools and its Stop are not affected.
 	wantAllow(t, h.do(other(bashCall("ls"))))
 	wantAllow(t, h.do(other(stopCall())))
-	wantAllow(t, h.do(other(&Call{Event: "PreToolUse", Tool: "Agent", SubagentType: "Explore"})))
+	wantAllow(t, h.do(other(&Call{Event: PreToolUse, Tool: "Agent", SubagentType: "Explore"})))
 	// SessionStart there tells how to take over.
-	s := h.do(other(&Call{Event: "SessionStart", Source: "startup"}))
+	s := h.do(other(&Call{Event: SessionStart, Source: "startup"}))
 	wantContext(t, s, "another session owns the active workflow; type /orch-hook:resume here to take it over.")
 	// /orch-hook:resume moves the workflow.
 	r := h.do(other(promptCall("/orch-hook:resume", "po2")))
@@ -227,10 +227,10 @@ func TestOtherSessionAnswersNothing(t *testing.T) {
 func TestOwnershipAfterClear(t *testing.T) {
 	h := driveTo(t, S4a)
 	start := func(session, source string) Outcome {
-		return h.do(&Call{Event: "SessionStart", Session: session, Source: source})
+		return h.do(&Call{Event: SessionStart, Session: session, Source: source})
 	}
 	end := func(session, reason string) Outcome {
-		return h.do(&Call{Event: "SessionEnd", Session: session, EndReason: reason})
+		return h.do(&Call{Event: SessionEnd, Session: session, EndReason: reason})
 	}
 	// SessionStart alone never moves it.
 	start("sess-new", "clear")
@@ -269,7 +269,7 @@ func TestWorkflowStartedFromTheCLI(t *testing.T) {
 	h := newHarness(t)
 	h.w = must(NewWorkflow("Add a login page", ""))
 	// Nothing is foreign before the first prompt.
-	wantAllow(t, h.do(&Call{Event: "PreToolUse", Tool: "Agent", SubagentType: PluginPrefix + Analyst, Session: "sess-x", ToolUseID: "t1"}))
+	wantAllow(t, h.do(&Call{Event: PreToolUse, Tool: "Agent", SubagentType: PluginPrefix + Analyst, Session: "sess-x", ToolUseID: "t1"}))
 	o := h.do(promptCall("go on", "p1"))
 	if h.w.Owner != ownerSession || !hasRecord(o, RecUpdate, "workflow owned by session sess-owner (its first prompt)") {
 		t.Errorf("owner %q records %+v", h.w.Owner, o.Records)
@@ -289,7 +289,7 @@ func TestSummary(t *testing.T) {
 	if n := len([]rune(s)); n >= 2000 {
 		t.Errorf("summary has %d characters", n)
 	}
-	o := h.do(&Call{Event: "SessionStart", Source: "compact"})
+	o := h.do(&Call{Event: SessionStart, Source: "compact"})
 	if n := len([]rune(o.Context)); n >= 2000 || o.Context == "" {
 		t.Errorf("SessionStart context has %d characters", n)
 	}
@@ -307,7 +307,7 @@ func TestSummary(t *testing.T) {
 	}
 	for _, target := range []string{S0a, S1, S3, escalatedFix, awaitFix5a} {
 		h := driveTo(t, target)
-		o := h.do(&Call{Event: "SessionStart", Source: "startup"})
+		o := h.do(&Call{Event: SessionStart, Source: "startup"})
 		if len([]rune(o.Context)) >= 2000 || !strings.Contains(o.Context, "Now: "+h.w.Where()) {
 			t.Errorf("%s: %q", target, o.Context)
 		}

@@ -13,7 +13,7 @@ func TestStateDirIsOffLimits(t *testing.T) {
 	for _, c := range []*Call{
 		writeCall(state, "{}"),
 		editCall(state, "a", "b"),
-		{Event: "PreToolUse", Tool: "NotebookEdit", Path: testRoot + "/.orchestrator/state/x.ipynb", Write: &FileWrite{Notebook: true}},
+		{Event: PreToolUse, Tool: "NotebookEdit", Path: testRoot + "/.orchestrator/state/x.ipynb", Write: &FileWrite{Notebook: true}},
 		by(writeCall(state, "{}"), r.agentID, Implementer),
 		writeCall(testRoot+"/.orchestrator/state", "x"),
 	} {
@@ -47,7 +47,7 @@ func TestProjectFileWrites(t *testing.T) {
 		r := h.launch(Implementer, implPrompt(1))
 		wantAllow(t, h.do(by(writeCall(file, "package src"), r.agentID, Implementer)))
 		wantAllow(t, h.do(by(editCall(file, "a", "b"), r.agentID, Implementer)))
-		nb := by(&Call{Event: "PreToolUse", Tool: "NotebookEdit", Path: testRoot + "/nb.ipynb", Write: &FileWrite{Notebook: true}}, r.agentID, Implementer)
+		nb := by(&Call{Event: PreToolUse, Tool: "NotebookEdit", Path: testRoot + "/nb.ipynb", Write: &FileWrite{Notebook: true}}, r.agentID, Implementer)
 		wantAllow(t, h.do(nb))
 		r.finish(implComplete)
 		// Once returned, it writes no more.
@@ -128,7 +128,7 @@ func TestFailureAnalysisWrites(t *testing.T) {
 		}
 	}
 	wantDeny(t, r.write("task-04-other.md", base4), 0, "Task 04 already has its file task-04-step.md; change that one instead of adding task-04-other.md.")
-	nb := by(&Call{Event: "PreToolUse", Tool: "NotebookEdit", Path: tasksPath(taskFileName(2)), Write: &FileWrite{Notebook: true}}, r.agentID, Planner)
+	nb := by(&Call{Event: PreToolUse, Tool: "NotebookEdit", Path: tasksPath(taskFileName(2)), Write: &FileWrite{Notebook: true}}, r.agentID, Planner)
 	wantDeny(t, h.do(nb), 0, "task-02-step.md may only be changed with Write or Edit.")
 	r.finish("Root cause found.\n" + LineAnalysis)
 	h.expect(SF2)
@@ -278,7 +278,7 @@ func TestUnderFolds(t *testing.T) {
 func TestPlanWriteOddPaths(t *testing.T) {
 	h := driveTo(t, S4c)
 	for _, rel := range []string{TasksDir, TasksDir + "/sub/x.md", ".orche\u017ftrator/tasks/MASTER_PLAN.md"} {
-		c := &Call{Event: "PreToolUse", Tool: "Write", Path: testRoot + "/" + rel, Write: &FileWrite{Content: new(string)}}
+		c := &Call{Event: PreToolUse, Tool: "Write", Path: testRoot + "/" + rel, Write: &FileWrite{Content: new(string)}}
 		o := h.do(c)
 		if o.Verdict != Deny {
 			t.Errorf("Write %s: verdict %v (%s)", rel, o.Verdict, o.Reason)

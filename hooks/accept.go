@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -34,7 +35,7 @@ func acceptState(store *state.Store) Decision {
 		if errors.As(err, &h) {
 			hint = " " + h.Hint() + "."
 		}
-		msg = fmt.Sprintf("could not accept the state: %s.%s", oneLine(err.Error()), hint)
+		msg = fmt.Sprintf("could not accept the state: %s.%s", shorten.OneLine(err.Error()), hint)
 	default:
 		msg += ". Every step is checked again from here."
 	}

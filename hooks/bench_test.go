@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -52,7 +53,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Decode(bytes.NewReader(payload), PreToolUse); err != nil {
+		if _, err := Decode(bytes.NewReader(payload), gates.PreToolUse); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -64,7 +65,7 @@ func BenchmarkDecode(b *testing.B) {
 // workflow that is not orchestrate (the snapshot is read and decoded, and
 // the call is let through).
 func BenchmarkHandle(b *testing.B) {
-	in, err := DecodeBytes([]byte(benchPreBash), PreToolUse)
+	in, err := DecodeBytes([]byte(benchPreBash), gates.PreToolUse)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func BenchmarkRun(b *testing.B) {
 	payload := []byte(benchPreBash)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := Run(env, bytes.NewReader(payload), io.Discard, PreToolUse); err != nil {
+		if err := Run(env, bytes.NewReader(payload), io.Discard, gates.PreToolUse); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -67,7 +67,7 @@ func toCall(in *Input, root string) *gates.Call {
 		_ = json.Unmarshal(in.ToolInput, &ti)
 	}
 	switch in.HookEventName {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case gates.PreToolUse, gates.PostToolUse, gates.PostToolUseFailure:
 		switch in.ToolName {
 		case "Agent", "Task":
 			c.SubagentType = ti.SubagentType
@@ -97,7 +97,7 @@ func toCall(in *Input, root string) *gates.Call {
 		case "SendMessage":
 			c.SendTo = ti.To
 		default:
-			if gates.IsMCP(in.ToolName) && in.HookEventName == PreToolUse && gates.MCPWrites(in.ToolName) {
+			if gates.IsMCP(in.ToolName) && in.HookEventName == gates.PreToolUse && gates.MCPWrites(in.ToolName) {
 				for _, p := range mcpPaths(in.ToolInput) {
 					real, ok := confinePath(in, root, p)
 					c.MCPPaths = append(c.MCPPaths, real)
@@ -105,7 +105,7 @@ func toCall(in *Input, root string) *gates.Call {
 				}
 			}
 		}
-		if in.HookEventName == PostToolUse && (in.ToolName == "Agent" || in.ToolName == "Task") {
+		if in.HookEventName == gates.PostToolUse && (in.ToolName == "Agent" || in.ToolName == "Task") {
 			var r agentResponse
 			if len(in.ToolResponse) > 0 && in.ToolResponse[0] == '{' {
 				_ = json.Unmarshal(in.ToolResponse, &r)
@@ -119,21 +119,21 @@ func toCall(in *Input, root string) *gates.Call {
 			}
 		}
 		c.Failure = in.Error
-	case SubagentStop:
+	case gates.SubagentStop:
 		c.Text = in.LastAssistantMessage
 		c.StopHookActive = in.StopHookActive
-	case Stop:
+	case gates.Stop:
 		c.StopHookActive = in.StopHookActive
 		for _, t := range in.BackgroundTasks {
 			if t.Type == "subagent" && (t.Status == "running" || t.Status == "") {
 				c.BackgroundRuns = append(c.BackgroundRuns, t.ID)
 			}
 		}
-	case UserPromptSubmit:
+	case gates.UserPromptSubmit:
 		c.Prompt = in.Prompt
-	case SessionStart:
+	case gates.SessionStart:
 		c.Source = in.Source
-	case SessionEnd:
+	case gates.SessionEnd:
 		c.EndReason = in.Reason
 	}
 	return c

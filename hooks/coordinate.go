@@ -10,6 +10,7 @@ import (
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -89,7 +90,7 @@ func coordEnv(env Env, root string) *gates.CoordEnv {
 // decideCoord is decide for the coordinate workflow: lock-free first,
 // under the lock only for a change or a deny.
 func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call) (Decision, error) {
-	if err := checkCoordTable(cp); err != nil && call.Event != UserPromptSubmit {
+	if err := checkCoordTable(cp); err != nil && call.Event != gates.UserPromptSubmit {
 		return Decision{}, err
 	}
 	c, err := LoadCoord(cp)
@@ -235,7 +236,7 @@ func StartCoordinate(store *state.Store, description, scope, session string, now
 	if err := saveCoord(cp, c); err != nil {
 		return nil, err
 	}
-	ev := state.Event{Type: state.EventStart, Session: session, Reason: fmt.Sprintf("coordinate (%s): %s", c.Scope, clipText(description, 300))}
+	ev := state.Event{Type: state.EventStart, Session: session, Reason: fmt.Sprintf("coordinate (%s): %s", c.Scope, shorten.Bytes(shorten.OneLine(description), 300, "..."))}
 	return c, store.Create(cp, ev)
 }
 
@@ -251,7 +252,7 @@ func startCoordFromPrompt(env Env, store *state.Store, call *gates.Call, descrip
 	case errors.As(err, &active):
 		return Decision{Block: true, Reason: "orch-hook: " + active.Error() + "; " + active.Hint()}
 	case err != nil:
-		return Decision{Block: true, Reason: "orch-hook: cannot start the coordinate workflow: " + oneLine(err.Error())}
+		return Decision{Block: true, Reason: "orch-hook: cannot start the coordinate workflow: " + shorten.OneLine(err.Error())}
 	}
 	return Decision{Context: c.StartContext()}
 }

@@ -12,20 +12,9 @@ import (
 	"io"
 	"strings"
 	"unicode"
-)
 
-// Event names orch-hook knows. Others decode fine and are allowed.
-const (
-	PreToolUse          = "PreToolUse"
-	PostToolUse         = "PostToolUse"
-	PostToolUseFailure  = "PostToolUseFailure"
-	SubagentStart       = "SubagentStart"
-	SubagentStop        = "SubagentStop"
-	Stop                = "Stop"
-	UserPromptSubmit    = "UserPromptSubmit"
-	UserPromptExpansion = "UserPromptExpansion"
-	SessionStart        = "SessionStart"
-	SessionEnd          = "SessionEnd"
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // MaxInput bounds what is read from stdin; real payloads are far smaller
@@ -108,7 +97,7 @@ func DecodeBytes(data []byte, wantEvent string) (*Input, error) {
 		return nil, inputErrorf("stdin is empty; Claude Code sends one JSON object per hook call")
 	}
 	if data[0] != '{' {
-		return nil, inputErrorf("not a JSON object (starts with %q)", clip(string(data), 20))
+		return nil, inputErrorf("not a JSON object (starts with %q)", shorten.Bytes(string(data), 20, "..."))
 	}
 	var in Input
 	if err := json.Unmarshal(data, &in); err != nil {
@@ -133,14 +122,14 @@ func DecodeBytes(data []byte, wantEvent string) (*Input, error) {
 		return nil, inputErrorf("hooks.json passed event %q but the payload is %q", wantEvent, in.HookEventName)
 	}
 	switch in.HookEventName {
-	case PreToolUse, PostToolUse, PostToolUseFailure:
+	case gates.PreToolUse, gates.PostToolUse, gates.PostToolUseFailure:
 		if in.ToolName == "" {
 			return nil, inputErrorf("%s without tool_name", in.HookEventName)
 		}
 		if len(in.ToolInput) > 0 && in.ToolInput[0] != '{' {
 			return nil, inputErrorf("%s: tool_input is not an object", in.HookEventName)
 		}
-	case SubagentStop, SubagentStart:
+	case gates.SubagentStop, gates.SubagentStart:
 		if in.AgentID == "" {
 			return nil, inputErrorf("%s without agent_id", in.HookEventName)
 		}
@@ -280,13 +269,6 @@ func checkKeys(obj []byte, known func(folded string) string) error {
 
 // IsSubagent reports whether the event fired inside a subagent.
 func (in *Input) IsSubagent() bool { return in.AgentID != "" }
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
-}
 
 // foldKey lower-cases a key by Unicode case folding, as encoding/json
 // matches keys: "ſ" (U+017F) folds to "s" and the Kelvin sign to "k", which

@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/orch-hook/orch-hook/gates"
 )
 
 // The payloads in testdata/payloads are copies of what Claude Code 2.1.328
@@ -129,8 +131,8 @@ func TestDecodeEveryPayload(t *testing.T) {
 	}
 	// The copied set covers every event orch-hook handles, and the others
 	// Claude Code sends around them.
-	for _, ev := range []string{PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, SubagentStop, Stop,
-		UserPromptSubmit, UserPromptExpansion, SessionStart, SessionEnd, "PostToolBatch", "PreCompact", "PostCompact"} {
+	for _, ev := range []string{gates.PreToolUse, gates.PostToolUse, gates.PostToolUseFailure, gates.SubagentStart, gates.SubagentStop, gates.Stop,
+		gates.UserPromptSubmit, gates.UserPromptExpansion, gates.SessionStart, gates.SessionEnd, "PostToolBatch", "PreCompact", "PostCompact"} {
 		if !seen[ev] {
 			t.Errorf("no %s payload in testdata/payloads", ev)
 		}
@@ -340,7 +342,7 @@ func TestDecodeMalformed(t *testing.T) {
 		{"PostToolUseFailure without tool_name", `{"hook_event_name":"PostToolUseFailure","error":"x"}`, "", "PostToolUseFailure without tool_name"},
 		{"SubagentStop without agent_id", strings.Replace(subStop, `"agent_id": "acff43aea4bcde8d8",`, ``, 1), "", "SubagentStop without agent_id"},
 		{"SubagentStart without agent_id", `{"hook_event_name":"SubagentStart","agent_type":"x"}`, "", "SubagentStart without agent_id"},
-		{"event mismatch", stop, PreToolUse, `hooks.json passed event "PreToolUse" but the payload is "Stop"`},
+		{"event mismatch", stop, gates.PreToolUse, `hooks.json passed event "PreToolUse" but the payload is "Stop"`},
 		{"event case mismatch", stop, "stop", `hooks.json passed event "stop" but the payload is "Stop"`},
 	}
 	for _, tt := range tests {
@@ -395,9 +397,9 @@ func TestDecodeLenient(t *testing.T) {
 		name, in, event string
 	}{
 		{"unknown event", `{"hook_event_name":"Notification","message":"hi"}`, ""},
-		{"unknown fields", `{"hook_event_name":"Stop","future_field":{"a":[1,2]},"effort":{"level":"high"}}`, Stop},
-		{"tool event without tool_input", `{"hook_event_name":"PreToolUse","tool_name":"ListAgents"}`, PreToolUse},
-		{"leading whitespace", "\n\t {\"hook_event_name\":\"SessionEnd\"}\n", SessionEnd},
+		{"unknown fields", `{"hook_event_name":"Stop","future_field":{"a":[1,2]},"effort":{"level":"high"}}`, gates.Stop},
+		{"tool event without tool_input", `{"hook_event_name":"PreToolUse","tool_name":"ListAgents"}`, gates.PreToolUse},
+		{"leading whitespace", "\n\t {\"hook_event_name\":\"SessionEnd\"}\n", gates.SessionEnd},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -445,11 +447,11 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("accepted event %q when %q was passed", in.HookEventName, event)
 		}
 		switch in.HookEventName {
-		case PreToolUse, PostToolUse, PostToolUseFailure:
+		case gates.PreToolUse, gates.PostToolUse, gates.PostToolUseFailure:
 			if in.ToolName == "" {
 				t.Fatal("accepted a tool event without tool_name")
 			}
-		case SubagentStart, SubagentStop:
+		case gates.SubagentStart, gates.SubagentStop:
 			if in.AgentID == "" {
 				t.Fatal("accepted a subagent event without agent_id")
 			}

@@ -3,6 +3,7 @@ package hooks
 import (
 	"io"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
@@ -47,7 +48,7 @@ type output struct {
 func Render(w io.Writer, event string, d Decision) error {
 	var out output
 	switch {
-	case d.Deny && event == PreToolUse:
+	case d.Deny && event == gates.PreToolUse:
 		out.HookSpecificOutput = &hookSpecificOutput{
 			HookEventName:            event,
 			PermissionDecision:       "deny",
@@ -76,6 +77,6 @@ func Render(w io.Writer, event string, d Decision) error {
 
 // contextEvents accept hookSpecificOutput.additionalContext.
 var contextEvents = map[string]bool{
-	PreToolUse: true, PostToolUse: true, PostToolUseFailure: true,
-	UserPromptSubmit: true, SessionStart: true, SubagentStart: true,
+	gates.PreToolUse: true, gates.PostToolUse: true, gates.PostToolUseFailure: true,
+	gates.UserPromptSubmit: true, gates.SessionStart: true, gates.SubagentStart: true,
 }

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/orch-hook/orch-hook/gates"
 )
 
 // allEvents are the events Claude Code sends (see testdata/payloads), plus
 // one it may add later.
-var allEvents = []string{PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, SubagentStop, Stop,
-	UserPromptSubmit, UserPromptExpansion, SessionStart, SessionEnd, "PostToolBatch", "PreCompact", "PostCompact", "Notification"}
+var allEvents = []string{gates.PreToolUse, gates.PostToolUse, gates.PostToolUseFailure, gates.SubagentStart, gates.SubagentStop, gates.Stop,
+	gates.UserPromptSubmit, gates.UserPromptExpansion, gates.SessionStart, gates.SessionEnd, "PostToolBatch", "PreCompact", "PostCompact", "Notification"}
 
 func render(t *testing.T, event string, d Decision) string {
 	t.Helper()
@@ -33,7 +35,7 @@ func TestRenderAllowIsSilent(t *testing.T) {
 		}
 	}
 	// Context where Claude Code does not read additionalContext: nothing.
-	for _, ev := range []string{Stop, SubagentStop, SessionEnd, UserPromptExpansion, "PostToolBatch", "Notification"} {
+	for _, ev := range []string{gates.Stop, gates.SubagentStop, gates.SessionEnd, gates.UserPromptExpansion, "PostToolBatch", "Notification"} {
 		if out := render(t, ev, Decision{Context: "note"}); out != "" {
 			t.Errorf("context on %s wrote %q", ev, out)
 		}
@@ -49,35 +51,35 @@ func TestRenderExact(t *testing.T) {
 		d     Decision
 		want  string
 	}{
-		{"PreToolUse deny", PreToolUse, Decision{Deny: true, Reason: reason},
+		{"PreToolUse deny", gates.PreToolUse, Decision{Deny: true, Reason: reason},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":` + reasonJSON + `}}`},
-		{"PreToolUse deny with context", PreToolUse, Decision{Deny: true, Reason: "R", Context: "C"},
+		{"PreToolUse deny with context", gates.PreToolUse, Decision{Deny: true, Reason: "R", Context: "C"},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"R","additionalContext":"C"}}`},
-		{"Stop block", Stop, Decision{Block: true, Reason: reason},
+		{"Stop block", gates.Stop, Decision{Block: true, Reason: reason},
 			`{"decision":"block","reason":` + reasonJSON + `}`},
-		{"SubagentStop block", SubagentStop, Decision{Block: true, Reason: "R"},
+		{"SubagentStop block", gates.SubagentStop, Decision{Block: true, Reason: "R"},
 			`{"decision":"block","reason":"R"}`},
-		{"Stop deny renders as a block", Stop, Decision{Deny: true, Reason: "R"},
+		{"Stop deny renders as a block", gates.Stop, Decision{Deny: true, Reason: "R"},
 			`{"decision":"block","reason":"R"}`},
-		{"Stop block drops context", Stop, Decision{Block: true, Reason: "R", Context: "C"},
+		{"Stop block drops context", gates.Stop, Decision{Block: true, Reason: "R", Context: "C"},
 			`{"decision":"block","reason":"R"}`},
-		{"UserPromptSubmit block", UserPromptSubmit, Decision{Block: true, Reason: "R"},
+		{"UserPromptSubmit block", gates.UserPromptSubmit, Decision{Block: true, Reason: "R"},
 			`{"decision":"block","reason":"R"}`},
-		{"UserPromptSubmit block with context", UserPromptSubmit, Decision{Block: true, Reason: "R", Context: "C"},
+		{"UserPromptSubmit block with context", gates.UserPromptSubmit, Decision{Block: true, Reason: "R", Context: "C"},
 			`{"decision":"block","reason":"R","hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"C"}}`},
-		{"PostToolUse feedback", PostToolUse, Decision{Block: true, Reason: "R"},
+		{"PostToolUse feedback", gates.PostToolUse, Decision{Block: true, Reason: "R"},
 			`{"decision":"block","reason":"R"}`},
-		{"PostToolUse context", PostToolUse, Decision{Context: reason},
+		{"PostToolUse context", gates.PostToolUse, Decision{Context: reason},
 			`{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":` + reasonJSON + `}}`},
-		{"PostToolUseFailure context", PostToolUseFailure, Decision{Context: "C"},
+		{"PostToolUseFailure context", gates.PostToolUseFailure, Decision{Context: "C"},
 			`{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"C"}}`},
-		{"UserPromptSubmit context", UserPromptSubmit, Decision{Context: "C"},
+		{"UserPromptSubmit context", gates.UserPromptSubmit, Decision{Context: "C"},
 			`{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"C"}}`},
-		{"SessionStart context", SessionStart, Decision{Context: "C"},
+		{"SessionStart context", gates.SessionStart, Decision{Context: "C"},
 			`{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"C"}}`},
-		{"SubagentStart context", SubagentStart, Decision{Context: "C"},
+		{"SubagentStart context", gates.SubagentStart, Decision{Context: "C"},
 			`{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"C"}}`},
-		{"PreToolUse context only", PreToolUse, Decision{Context: "C"},
+		{"PreToolUse context only", gates.PreToolUse, Decision{Context: "C"},
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"C"}}`},
 	}
 	for _, tt := range tests {
@@ -130,7 +132,7 @@ func TestRenderNeverAllows(t *testing.T) {
 							if h.HookEventName != ev {
 								t.Errorf("%s: hookEventName %q", ev, h.HookEventName)
 							}
-							if h.PermissionDecision != nil && (*h.PermissionDecision != "deny" || ev != PreToolUse) {
+							if h.PermissionDecision != nil && (*h.PermissionDecision != "deny" || ev != gates.PreToolUse) {
 								t.Errorf("%s: permissionDecision %q", ev, *h.PermissionDecision)
 							}
 						}
@@ -146,10 +148,10 @@ type failingWriter struct{}
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("stdout closed") }
 
 func TestRenderWriteError(t *testing.T) {
-	if err := Render(failingWriter{}, Stop, Decision{Block: true, Reason: "R"}); err == nil || !strings.Contains(err.Error(), "stdout closed") {
+	if err := Render(failingWriter{}, gates.Stop, Decision{Block: true, Reason: "R"}); err == nil || !strings.Contains(err.Error(), "stdout closed") {
 		t.Errorf("Render to a broken writer: %v", err)
 	}
-	if err := Render(failingWriter{}, Stop, Decision{}); err != nil {
+	if err := Render(failingWriter{}, gates.Stop, Decision{}); err != nil {
 		t.Errorf("allow wrote to the writer: %v", err)
 	}
 }

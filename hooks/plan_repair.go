@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -55,7 +56,7 @@ func RepairPlan(store *state.Store) (string, error) {
 		sort.Strings(names)
 		for _, name := range names {
 			if err := state.WritePlanFile(store.Root, gates.TasksDir, name, r.Write[name]); err != nil {
-				lines = append(lines, fmt.Sprintf("%s: could not be written back (%s)", name, oneLine(err.Error())))
+				lines = append(lines, fmt.Sprintf("%s: could not be written back (%s)", name, shorten.OneLine(err.Error())))
 				left = append(left, name)
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/orch-hook/orch-hook/internal/install"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -55,7 +56,7 @@ func protect(env Env, root, args string) Decision {
 	}
 	change, err := install.PlanProtect(root, shared)
 	if err != nil {
-		return Decision{Block: true, Reason: "orch-hook: cannot turn the sandbox on: " + oneLine(err.Error()) + ". Fix the file, or add the settings by hand (README, \"Threat model\")."}
+		return Decision{Block: true, Reason: "orch-hook: cannot turn the sandbox on: " + shorten.OneLine(err.Error()) + ". Fix the file, or add the settings by hand (README, \"Threat model\")."}
 	}
 	var b strings.Builder
 	if change == nil {
@@ -65,7 +66,7 @@ func protect(env Env, root, args string) Decision {
 			fmt.Fprintf(&b, "orch-hook: /orch-hook:protect would change %s (nothing written; type /orch-hook:protect%s to apply):\n", change.Path, strings.TrimSuffix(" "+strings.ReplaceAll(args, "--dry-run", ""), " "))
 		} else {
 			if err := install.Apply(root, []install.Change{*change}); err != nil {
-				return Decision{Block: true, Reason: "orch-hook: cannot write " + change.Path + ": " + oneLine(err.Error())}
+				return Decision{Block: true, Reason: "orch-hook: cannot write " + change.Path + ": " + shorten.OneLine(err.Error())}
 			}
 			fmt.Fprintf(&b, "orch-hook: wrote %s:\n", change.Path)
 			appendEvent(root, "protect: wrote "+change.Path)

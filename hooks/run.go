@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -55,7 +56,7 @@ func (e Env) lockWait(in *Input) time.Duration {
 		b = DefaultBudget
 	}
 	avail := max(b-budgetMargin, minLockWait)
-	if _, _, decision := orchCommand(in.Prompt); in.HookEventName == PreToolUse || in.HookEventName == UserPromptSubmit && decision {
+	if _, _, decision := orchCommand(in.Prompt); in.HookEventName == gates.PreToolUse || in.HookEventName == gates.UserPromptSubmit && decision {
 		return min(state.LockWait, avail)
 	}
 	return avail
@@ -115,16 +116,16 @@ func Run(env Env, stdin io.Reader, stdout io.Writer, eventArg string) error {
 	in, err := Decode(stdin, eventArg)
 	if err != nil {
 		if d, refuse := refuseMalformed(env, eventArg, err); refuse {
-			return Render(stdout, PreToolUse, d)
+			return Render(stdout, gates.PreToolUse, d)
 		}
 		return err
 	}
 	d := Handle(env, in)
-	if in.HookEventName == SessionStart && d.Context != "" {
+	if in.HookEventName == gates.SessionStart && d.Context != "" {
 		// A workflow is active: say whether the sandbox protects it.
 		d.Context += "\n" + protectionLine(env, ProjectRoot(env, in))
 	}
-	if in.HookEventName == SessionStart && env.Notice != "" {
+	if in.HookEventName == gates.SessionStart && env.Notice != "" {
 		d.Message = strings.TrimSpace(d.Message + "\n" + env.Notice)
 	}
 	if err := Render(stdout, in.HookEventName, d); err != nil {
@@ -142,7 +143,7 @@ func Run(env Env, stdin io.Reader, stdout io.Writer, eventArg string) error {
 type ReadOnlyError struct{ Err error }
 
 func (e *ReadOnlyError) Error() string {
-	return "the workflow's state is read-only here, so nothing was changed: " + oneLine(e.Err.Error())
+	return "the workflow's state is read-only here, so nothing was changed: " + shorten.OneLine(e.Err.Error())
 }
 
 // Hint says why.
@@ -158,7 +159,7 @@ func Handle(env Env, in *Input) Decision {
 	if root == "" {
 		return Decision{}
 	}
-	if in.HookEventName == UserPromptSubmit {
+	if in.HookEventName == gates.UserPromptSubmit {
 		if args, ok := protectPrompt(in.Prompt); ok {
 			return protect(env, root, args)
 		}
@@ -167,7 +168,7 @@ func Handle(env Env, in *Input) Decision {
 	store := state.Open(root)
 	store.Now = env.now
 	store.Wait = env.lockWait(in)
-	if in.HookEventName == UserPromptSubmit && acceptStatePrompt(in.Prompt) {
+	if in.HookEventName == gates.UserPromptSubmit && acceptStatePrompt(in.Prompt) {
 		return acceptState(store)
 	}
 	if o, denied := gates.Static(call); denied {
@@ -208,7 +209,7 @@ func Handle(env Env, in *Input) Decision {
 	default:
 		return Decision{} // a workflow this binary has no engine for
 	}
-	if err := checkTable(cp); err != nil && call.Event != UserPromptSubmit {
+	if err := checkTable(cp); err != nil && call.Event != gates.UserPromptSubmit {
 		// The user's prompts still go through, so /orch-hook:abort (or
 		// any decision, whose write stores the compiled table) gets out.
 		return failure(env, store, call, err)
@@ -228,7 +229,7 @@ func Handle(env Env, in *Input) Decision {
 // $CLAUDE_PROJECT_DIR, else the working directory (hooks run in the
 // session's). With no workflow the error is returned as it is.
 func refuseMalformed(env Env, eventArg string, err error) (Decision, bool) {
-	if eventArg != PreToolUse {
+	if eventArg != gates.PreToolUse {
 		return Decision{}, false
 	}
 	root := env.ProjectDir
@@ -244,8 +245,8 @@ func refuseMalformed(env Env, eventArg string, err error) (Decision, bool) {
 	if errors.Is(lerr, state.ErrNoState) || lerr == nil && gates.Finished(cp.StateMachine.CurrentState) {
 		return Decision{}, false
 	}
-	msg := oneLine(err.Error())
-	_ = store.Append(state.Event{Type: state.EventDeny, HookEvent: PreToolUse, Reason: "malformed hook payload refused: " + msg})
+	msg := shorten.OneLine(err.Error())
+	_ = store.Append(state.Event{Type: state.EventDeny, HookEvent: gates.PreToolUse, Reason: "malformed hook payload refused: " + msg})
 	return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: this tool call's hook payload could not be read (%s), so it cannot be checked against the active workflow and is refused (failing closed). Claude Code sends well-formed payloads: if this keeps happening, run `orch-hook doctor` and report it.", msg)}, true
 }
 
@@ -261,7 +262,7 @@ func healthName(in *Input) string {
 // noWorkflow: a typed /orch-hook:orchestrate starts a workflow; nothing
 // else is decided (the static rules ran already).
 func noWorkflow(env Env, store *state.Store, in *Input, call *gates.Call) Decision {
-	if in.HookEventName == UserPromptSubmit && (isStartPrompt(in.Prompt) || isCoordinatePrompt(in.Prompt)) {
+	if in.HookEventName == gates.UserPromptSubmit && (isStartPrompt(in.Prompt) || isCoordinatePrompt(in.Prompt)) {
 		o := gates.Decide(&gates.Workflow{Current: gates.Complete}, call, &gates.Env{})
 		return startWorkflow(env, store, o, call)
 	}
@@ -347,7 +348,7 @@ func keepRecorded(store *state.Store, before map[string]string, w *gates.Workflo
 		return events
 	}
 	if err := store.SaveRecorded(keep, drop); err != nil {
-		ev := state.Event{Type: state.EventError, Reason: "could not keep the copy of the plan as recorded (a change to it will be refused without a diff): " + oneLine(err.Error())}
+		ev := state.Event{Type: state.EventError, Reason: "could not keep the copy of the plan as recorded (a change to it will be refused without a diff): " + shorten.OneLine(err.Error())}
 		fillEvent(&ev, call)
 		// First: the last event carries the checkpoint.
 		if len(events) == 0 {
@@ -369,7 +370,7 @@ func failure(env Env, store *state.Store, call *gates.Call, err error) Decision 
 	env.debugf("%v", err)
 	if errors.Is(err, syscall.EROFS) {
 		d := Decision{ReadOnly: err}
-		if call.Event == PreToolUse && gates.Relevant(call) {
+		if call.Event == gates.PreToolUse && gates.Relevant(call) {
 			d.Deny, d.Reason = true, "orch-hook: the workflow's state is read-only to this process, so this call cannot be recorded and is refused (failing closed)."
 		}
 		return d
@@ -379,35 +380,33 @@ func failure(env Env, store *state.Store, call *gates.Call, err error) Decision 
 	if errors.As(err, &h) {
 		hint = h.Hint()
 	}
-	if call.Event == PreToolUse && gates.Relevant(call) {
+	if call.Event == gates.PreToolUse && gates.Relevant(call) {
 		if !strings.Contains(hint, "orch-hook repair") {
 			hint += "; `orch-hook repair` rebuilds damaged state"
 		}
-		return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: cannot check this call against the workflow, so it is refused (failing closed): %s. To recover: %s.", oneLine(err.Error()), hint)}
+		return Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: cannot check this call against the workflow, so it is refused (failing closed): %s. To recover: %s.", shorten.OneLine(err.Error()), hint)}
 	}
-	if name, _, ok := orchCommand(call.Prompt); ok && call.Event == UserPromptSubmit {
+	if name, _, ok := orchCommand(call.Prompt); ok && call.Event == gates.UserPromptSubmit {
 		// The user's decision must not vanish into a prompt the model reads
 		// as text: refuse it where the user sees why.
-		return Decision{Block: true, Reason: fmt.Sprintf("orch-hook: could not record /orch-hook:%s: %s. Nothing changed; %s, then type it again.", clipText(name, 40), oneLine(err.Error()), hint)}
+		return Decision{Block: true, Reason: fmt.Sprintf("orch-hook: could not record /orch-hook:%s: %s. Nothing changed; %s, then type it again.", shorten.Bytes(shorten.OneLine(name), 40, "..."), shorten.OneLine(err.Error()), hint)}
 	}
 	var busy *state.LockError
 	if errors.As(err, &busy) {
 		// Waited the whole budget: the log cannot be had either. Tell the
 		// user, who can see who holds the lock, rather than drop it quietly.
-		return Decision{Message: fmt.Sprintf("orch-hook: this %s was not recorded: %s. The workflow may now be behind what happened; run `orch-hook status`, and %s.", clipText(call.Event, 40), oneLine(busy.Error()), busy.Hint())}
+		return Decision{Message: fmt.Sprintf("orch-hook: this %s was not recorded: %s. The workflow may now be behind what happened; run `orch-hook status`, and %s.", shorten.Bytes(shorten.OneLine(call.Event), 40, "..."), shorten.OneLine(busy.Error()), busy.Hint())}
 	}
 	var changed *state.TamperError
 	var noKey *state.KeyError
 	if errors.As(err, &changed) || errors.As(err, &noKey) {
 		// Nothing can be recorded until the user decides: say so to the
 		// user (the log refuses the write too).
-		return Decision{Message: fmt.Sprintf("orch-hook: could not check or record this %s: %s. %s.", clipText(call.Event, 40), oneLine(err.Error()), upperFirst(hint))}
+		return Decision{Message: fmt.Sprintf("orch-hook: could not check or record this %s: %s. %s.", shorten.Bytes(shorten.OneLine(call.Event), 40, "..."), shorten.OneLine(err.Error()), upperFirst(hint))}
 	}
-	_ = store.Append(state.Event{Type: state.EventError, HookEvent: call.Event, Session: call.Session, Reason: "let through after an internal error: " + oneLine(err.Error())})
+	_ = store.Append(state.Event{Type: state.EventError, HookEvent: call.Event, Session: call.Session, Reason: "let through after an internal error: " + shorten.OneLine(err.Error())})
 	return Decision{}
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func upperFirst(s string) string {
 	if s == "" {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -25,7 +26,7 @@ var bashOnly = []string{"CLAUDE_CODE_EXECPATH", "SANDBOX_RUNTIME"}
 type ForgedError struct{ Command, Why string }
 
 func (e *ForgedError) Error() string {
-	return fmt.Sprintf("refusing `orch-hook %s` from Claude Code's Bash tool: %s", clip(e.Command, 60), e.Why)
+	return fmt.Sprintf("refusing `orch-hook %s` from Claude Code's Bash tool: %s", shorten.Bytes(e.Command, 60, "..."), e.Why)
 }
 
 // Hint says what to do.
@@ -73,5 +74,5 @@ func LogForgery(command, why string) {
 	if _, err := os.Stat(store.CheckpointPath()); err != nil {
 		return
 	}
-	_ = store.Append(state.Event{Type: state.EventDeny, Reason: "refused `orch-hook " + clip(command, 60) + "` run from the model's shell: " + why})
+	_ = store.Append(state.Event{Type: state.EventDeny, Reason: "refused `orch-hook " + shorten.Bytes(command, 60, "...") + "` run from the model's shell: " + why})
 }

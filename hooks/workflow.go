@@ -11,6 +11,7 @@ import (
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -197,9 +198,9 @@ func startOrchestrate(env Env, store *state.Store, o gates.Outcome, call *gates.
 	case err != nil:
 		// UserPromptSubmit fails open: the prompt goes through, unenforced.
 		env.debugf("start: %v", err)
-		return Decision{Context: "orch-hook: could not start the workflow (" + oneLine(err.Error()) + "); nothing is enforced. Run `orch-hook doctor`."}
+		return Decision{Context: "orch-hook: could not start the workflow (" + shorten.OneLine(err.Error()) + "); nothing is enforced. Run `orch-hook doctor`."}
 	}
-	return Decision{Context: fmt.Sprintf("orch-hook: workflow started (step 0a). Request: %q. Next: %s. Every step is checked by hooks; `orch-hook status` shows where it stands.", clipText(w.Request, 200), w.Next(nil))}
+	return Decision{Context: fmt.Sprintf("orch-hook: workflow started (step 0a). Request: %q. Next: %s. Every step is checked by hooks; `orch-hook status` shows where it stands.", shorten.Bytes(shorten.OneLine(w.Request), 200, "..."), w.Next(nil))}
 }
 
 // StartWorkflow creates the orchestrate workflow for request, owned by
@@ -229,14 +230,6 @@ func StartWorkflow(store *state.Store, request, session string, now time.Time) (
 	if err := saveWorkflow(cp, w); err != nil {
 		return nil, err
 	}
-	ev := state.Event{Type: state.EventStart, Session: session, Reason: "orchestrate: " + clipText(request, 300)}
+	ev := state.Event{Type: state.EventStart, Session: session, Reason: "orchestrate: " + shorten.Bytes(shorten.OneLine(request), 300, "...")}
 	return w, store.Create(cp, ev)
-}
-
-func clipText(s string, n int) string {
-	s = oneLine(s)
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
 }

@@ -289,15 +289,15 @@ var hookEvents = []struct {
 	event, matcher string
 	gating         bool
 }{
-	{"PreToolUse", "Agent|Task|Write|Edit|NotebookEdit|Bash|Skill|SendMessage|Workflow|mcp__.*", true},
-	{"PostToolUse", "Agent|Task|Write|Edit|NotebookEdit", false},
-	{"PostToolUseFailure", "Agent|Task|Bash", false},
-	{"SubagentStop", "", false},
-	{"Stop", "", false},
-	{"UserPromptSubmit", "", false},
-	{"UserPromptExpansion", "", false},
-	{"SessionStart", "", false},
-	{"SessionEnd", "", false},
+	{gates.PreToolUse, "Agent|Task|Write|Edit|NotebookEdit|Bash|Skill|SendMessage|Workflow|mcp__.*", true},
+	{gates.PostToolUse, "Agent|Task|Write|Edit|NotebookEdit", false},
+	{gates.PostToolUseFailure, "Agent|Task|Bash", false},
+	{gates.SubagentStop, "", false},
+	{gates.Stop, "", false},
+	{gates.UserPromptSubmit, "", false},
+	{gates.UserPromptExpansion, "", false},
+	{gates.SessionStart, "", false},
+	{gates.SessionEnd, "", false},
 }
 
 // HookTimeout is the seconds Claude Code gives each hook: far above the 5 s
@@ -342,7 +342,7 @@ func hookCommandLine(t Target, event string, gating bool) string {
 	switch {
 	case gating:
 		fmt.Fprintf(&b, `f="${CLAUDE_PROJECT_DIR:-.}/.orchestrator/state/checkpoint.json"; [ -f "$f" ] && ! grep -Eq '"current_state": ?"(complete|aborted)"' "$f" && %sprintf '{"hookSpecificOutput":{"hookEventName":"%s","permissionDecision":"deny","permissionDecisionReason":"orch-hook: its binary is not installed, so this call cannot be checked against the active workflow. Ask the user to install it: %s."}}\n'%s%s; exit 0`, pre, event, install, args, post)
-	case event == "SessionStart" && t.Name == "plugin":
+	case event == gates.SessionStart && t.Name == "plugin":
 		fmt.Fprintf(&b, `exec sh "${CLAUDE_PLUGIN_ROOT}/hooks/bootstrap.sh" session-start %s`, t.Version)
 	default:
 		b.WriteString("exit 0")

@@ -185,7 +185,7 @@ func TestHooksFile(t *testing.T) {
 	if err := json.Unmarshal(files["hooks/hooks.json"], &hf); err != nil {
 		t.Fatal(err)
 	}
-	for _, ev := range []string{"SessionStart", "SessionEnd", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse", "PostToolUse", "PostToolUseFailure", "SubagentStop", "Stop"} {
+	for _, ev := range []string{gates.SessionStart, gates.SessionEnd, gates.UserPromptSubmit, gates.UserPromptExpansion, gates.PreToolUse, gates.PostToolUse, gates.PostToolUseFailure, gates.SubagentStop, gates.Stop} {
 		m, ok := hf.Hooks[ev]
 		if !ok || len(m) == 0 || len(m[0].Hooks) == 0 {
 			t.Errorf("no hook for %s", ev)
@@ -201,7 +201,7 @@ func TestHooksFile(t *testing.T) {
 			t.Errorf("%s command %q does not run %s%s", ev, h.Command, PluginBinary(testVersion), want)
 		}
 	}
-	pre := hf.Hooks["PreToolUse"][0].Matcher
+	pre := hf.Hooks[gates.PreToolUse][0].Matcher
 	for _, tool := range []string{"Agent", "Task", "Write", "Edit", "NotebookEdit", "Bash", "Skill", "SendMessage", "Workflow"} {
 		if !strings.Contains("|"+pre+"|", "|"+tool+"|") {
 			t.Errorf("PreToolUse matcher %q misses %s", pre, tool)
@@ -229,14 +229,14 @@ func TestMissingBinary(t *testing.T) {
 		out, err := cmd.Output()
 		return string(out), err
 	}
-	if out, err := run("PreToolUse"); err != nil || out != "" {
+	if out, err := run(gates.PreToolUse); err != nil || out != "" {
 		t.Errorf("no workflow, missing binary: got %q, %v; want silent allow", out, err)
 	}
 	stateDir := filepath.Join(project, ".orchestrator", "state")
 	os.MkdirAll(stateDir, 0o700)
 	checkpoint := filepath.Join(stateDir, "checkpoint.json")
 	os.WriteFile(checkpoint, []byte(`{"schema_version":"2.0","state_machine":{"current_state":"4a"}}`), 0o600)
-	out, err := run("PreToolUse")
+	out, err := run(gates.PreToolUse)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,11 +252,11 @@ func TestMissingBinary(t *testing.T) {
 	if deny.HookSpecificOutput.PermissionDecision != "deny" || !strings.Contains(deny.HookSpecificOutput.PermissionDecisionReason, "CLAUDE_PLUGIN_DATA='"+pluginData+"' sh '"+pluginRoot+"/hooks/bootstrap.sh' install "+testVersion) {
 		t.Errorf("active workflow, missing binary: got %+v, want a deny naming the install command", deny.HookSpecificOutput)
 	}
-	if out, err := run("Stop"); err != nil || out != "" {
+	if out, err := run(gates.Stop); err != nil || out != "" {
 		t.Errorf("Stop with a missing binary must pass silently; got %q, %v", out, err)
 	}
 	os.WriteFile(checkpoint, []byte(`{"schema_version":"2.0","state_machine":{"current_state":"complete"}}`), 0o600)
-	if out, _ := run("PreToolUse"); out != "" {
+	if out, _ := run(gates.PreToolUse); out != "" {
 		t.Errorf("finished workflow, missing binary: got %q, want silent allow", out)
 	}
 }
@@ -825,7 +825,7 @@ func TestResultExamplesRead(t *testing.T) {
 	w := &gates.Workflow{Kind: "orchestrate", Current: gates.SF1, Phase: 1, Plan: gates.ParsePlan(plan).Snapshot(),
 		Launches: []*gates.Launch{{ToolUseID: "t1", AgentID: "a1", Agent: gates.Planner, Job: gates.JobAnalysis, Phase: 1, State: gates.SF1, Status: gates.Running}}}
 	report := "Root cause: ...\n" + fix + "\n" + gates.LineAnalysis
-	gates.Decide(w, &gates.Call{Event: "SubagentStop", AgentID: "a1", AgentType: plugin.Agent(gates.Planner), Text: report}, &gates.Env{Root: "/p", Files: plan, Now: time.Now()})
+	gates.Decide(w, &gates.Call{Event: gates.SubagentStop, AgentID: "a1", AgentType: plugin.Agent(gates.Planner), Text: report}, &gates.Env{Root: "/p", Files: plan, Now: time.Now()})
 	want := gates.FailingTasks(strings.Replace(fix, lines["fix-tasks"], gates.LineFailingTasks, 1))
 	if w.Current != gates.SF2 || len(want) == 0 || fmt.Sprint(w.FailingTasks) != fmt.Sprint(want) {
 		t.Errorf("FAILURE_ANALYSIS ending %q: state %s, tasks to fix %v; want F2 fixing %v", report, w.Current, w.FailingTasks, want)
@@ -847,7 +847,7 @@ func TestMissingBinaryOddPaths(t *testing.T) {
 		stateDir := filepath.Join(project, ".orchestrator", "state")
 		os.MkdirAll(stateDir, 0o700)
 		os.WriteFile(filepath.Join(stateDir, "checkpoint.json"), []byte(`{"schema_version":"2.0","state_machine":{"current_state":"4a"}}`), 0o600)
-		cmd := exec.Command(sh, "-c", Hooks(plugin)["PreToolUse"][0].Hooks[0].Command)
+		cmd := exec.Command(sh, "-c", Hooks(plugin)[gates.PreToolUse][0].Hooks[0].Command)
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PLUGIN_ROOT=" + pluginRoot, "CLAUDE_PLUGIN_DATA=" + pluginData, "CLAUDE_PROJECT_DIR=" + project}
 		cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Agent","tool_input":{}}`)
 		out, err := cmd.Output()

@@ -38,7 +38,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		// As a hook, a gating event is refused on stdout (exit 0): were the
 		// tripwire wrong about a real hook, the call is denied where the
 		// user sees it, instead of let through by an exit code.
-		if event := hookEvent(args); event == hooks.PreToolUse || event == hooks.UserPromptSubmit {
+		if event := hookEvent(args); event == gates.PreToolUse || event == gates.UserPromptSubmit {
 			var forged *hooks.ForgedError
 			errors.As(err, &forged)
 			if rerr := hooks.Render(stdout, event, hooks.Decision{Deny: true, Reason: "orch-hook: " + forged.Error() + "; " + forged.Hint() + ". If this is Claude Code's own hook, its environment carries a variable only the Bash tool's commands should (unset it where Claude Code is started)."}); rerr == nil {

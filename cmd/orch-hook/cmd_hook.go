@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/hooks"
 	"github.com/orch-hook/orch-hook/internal/bootstrap"
 )
@@ -78,7 +79,7 @@ func handleHook(e *env, args []string) error {
 	}
 	env := hooks.EnvFrom(e.getenv, e.stderr)
 	env.Budget = budget
-	if event == hooks.SessionStart {
+	if event == gates.SessionStart {
 		exe, _ := os.Executable()
 		env.Notice = bootstrap.TakeNotice(exe)
 	}

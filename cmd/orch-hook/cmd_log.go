@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -168,7 +169,7 @@ func writeEventLine(w io.Writer, ev *state.Event) {
 		fmt.Fprintf(&b, " %s", ev.AgentType)
 	}
 	if ev.Reason != "" {
-		fmt.Fprintf(&b, ": %s", oneLine(ev.Reason, 160))
+		fmt.Fprintf(&b, ": %s", shorten.Bytes(shorten.OneLine(ev.Reason), 160, "..."))
 	}
 	fmt.Fprintln(w, b.String())
 }
@@ -176,14 +177,6 @@ func writeEventLine(w io.Writer, ev *state.Event) {
 func orDash(s string) string {
 	if s == "" {
 		return "-"
-	}
-	return s
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		return s[:n] + "..."
 	}
 	return s
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -260,7 +261,7 @@ func TestCompletionPastBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "hook", "--budget", "3s", "SubagentStop")
+	cmd := exec.Command(bin, "hook", "--budget", "3s", gates.SubagentStop)
 	cmd.Dir, cmd.Stdin = work, bytes.NewReader(input)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PROJECT_DIR=" + work, "XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME")}
 	out, err := cmd.Output()

@@ -48,7 +48,7 @@ func TestReadOnlyArgs(t *testing.T) {
 		{[]string{"migrate", "f.json"}, true},
 		{[]string{"migrate", "-w", "f.json"}, false},
 		{[]string{"migrate", "--write", "f.json"}, false},
-		{[]string{"hook", "PreToolUse"}, false},
+		{[]string{"hook", gates.PreToolUse}, false},
 		{[]string{"--project", "hook", "status"}, true}, // "hook" is --project's value
 		{[]string{"start", "x"}, false},
 		{[]string{"repair"}, false},

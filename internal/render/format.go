@@ -53,21 +53,6 @@ func percent(part, whole time.Duration) string {
 	return fmt.Sprintf("%d%%", int64((float64(part)/float64(whole))*100+0.5))
 }
 
-// oneLine folds whitespace and clips s to n bytes (on a rune boundary).
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
-
 // tasks lists task numbers as "01, 03".
 func tasks(list []int) string {
 	parts := make([]string, len(list))
@@ -108,4 +93,40 @@ func statusText(a AgentRow) string {
 		s += ", background"
 	}
 	return s
+}
+
+func existsText(f ProjectFile) string {
+	switch {
+	case !f.Known:
+		return "unknown"
+	case f.Exists:
+		return "yes"
+	}
+	return "no"
+}
+
+func agentSummary(r *Report) string {
+	running := 0
+	for _, a := range r.Agents {
+		if a.Open {
+			running++
+		}
+	}
+	s := fmt.Sprintf("%d launches", len(r.Agents))
+	if running > 0 {
+		s += fmt.Sprintf(" (%d running)", running)
+	}
+	return s + fmt.Sprintf(", sequential %s, parallel %s, saved %s", Duration(r.Sequential), Duration(r.Parallel), Duration(r.Saved()))
+}
+
+func ordinal(n int) string {
+	switch n {
+	case 1:
+		return "1st"
+	case 2:
+		return "2nd"
+	case 3:
+		return "3rd"
+	}
+	return fmt.Sprintf("%dth", n)
 }

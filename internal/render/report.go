@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -404,7 +405,7 @@ func denials(events []state.Event) ([]GateDenials, int) {
 // denyReason is a denial's reason on one line, without the "orch-hook: "
 // and "[Gate N] " prefixes the table already shows.
 func denyReason(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = shorten.OneLine(s)
 	s = strings.TrimPrefix(s, "orch-hook: ")
 	if strings.HasPrefix(s, "[Gate ") {
 		if i := strings.Index(s, "] "); i > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // style colours text on a terminal and is a no-op otherwise.
@@ -82,11 +83,11 @@ func Text(w io.Writer, r *Report, color bool) {
 		return
 	}
 	wf := r.Workflow
-	fmt.Fprintf(w, "%s %s workflow: %s\n", s.bold("orch-hook"), wf.Command, s.bold(clip(oneLine(wf.Request), 90)))
+	fmt.Fprintf(w, "%s %s workflow: %s\n", s.bold("orch-hook"), wf.Command, s.bold(shorten.Runes(shorten.OneLine(wf.Request), 90)))
 	age := Duration(r.Now.Sub(wf.StartedAt))
 	owner := ""
 	if wf.OwnerSession != "" {
-		owner = " · session " + clip(wf.OwnerSession, 13)
+		owner = " · session " + shorten.Runes(wf.OwnerSession, 13)
 	}
 	fmt.Fprintf(w, "%s\n", s.dim(fmt.Sprintf("started %s ago · updated %s ago%s · serial %d", age, Duration(r.Now.Sub(wf.UpdatedAt)), owner, wf.Serial)))
 	writeProtection(w, r, s)
@@ -141,7 +142,7 @@ func Text(w io.Writer, r *Report, color bool) {
 				case status == "blocked":
 					status = s.yellow("blocked")
 				}
-				fmt.Fprintf(w, "  %s Task %02d: %-40s %s\n", box, t.Number, clip(t.Title, 40), status)
+				fmt.Fprintf(w, "  %s Task %02d: %-40s %s\n", box, t.Number, shorten.Runes(t.Title, 40), status)
 				if wf.State == "3" {
 					// Before the approval: what the gates will enforce, as read.
 					fmt.Fprintf(w, "        %s\n", s.dim(taskReading(t)))
@@ -195,7 +196,7 @@ func Text(w io.Writer, r *Report, color bool) {
 			if p.Gate > 0 {
 				gate = fmt.Sprintf("[Gate %d] ", p.Gate)
 			}
-			forbidden = append(forbidden, fmt.Sprintf("  %s %s%s", s.red("✗"), gate, clip(p.Action+": "+p.Why, 110)))
+			forbidden = append(forbidden, fmt.Sprintf("  %s %s%s", s.red("✗"), gate, shorten.Runes(p.Action+": "+p.Why, 110)))
 		}
 		fmt.Fprintf(w, "Allowed now: %s\n", s.green(orNone(strings.Join(allowed, "; "))))
 		if len(forbidden) > 0 {
@@ -239,7 +240,7 @@ func writeCoordinate(w io.Writer, r *Report, c *CoordinateInfo, s style) {
 	}
 	fmt.Fprintf(w, "Debug retries: %s\n", retries)
 	if c.LastError != "" {
-		fmt.Fprintf(w, "Last error (%s): %s\n", c.FailedState, s.yellow(clip(oneLine(c.LastError), 110)))
+		fmt.Fprintf(w, "Last error (%s): %s\n", c.FailedState, s.yellow(shorten.Runes(shorten.OneLine(c.LastError), 110)))
 	}
 	keys := make([]string, 0, len(c.Supervisors))
 	for k := range c.Supervisors {
@@ -270,7 +271,7 @@ func writeCoordinate(w io.Writer, r *Report, c *CoordinateInfo, s style) {
 			fmt.Fprintln(w, "Agents in flight:")
 		}
 		for _, l := range a.InFlight {
-			fmt.Fprintf(w, "  %s  %s, for %s\n", s.cyan(l.Agent), clip(l.Job, 80), Duration(r.Now.Sub(l.StartedAt)))
+			fmt.Fprintf(w, "  %s  %s, for %s\n", s.cyan(l.Agent), shorten.Runes(l.Job, 80), Duration(r.Now.Sub(l.StartedAt)))
 		}
 		for _, l := range a.Stale {
 			fmt.Fprintf(w, "  %s %s (%s): launched, never ran or returned\n", s.yellow("stale:"), l.Agent, l.ToolUseID)
@@ -285,13 +286,13 @@ func writeRecent(w io.Writer, r *Report, s style) {
 	if len(r.Recent.Transitions) > 0 {
 		fmt.Fprintln(w, "\nRecent transitions:")
 		for _, ev := range r.Recent.Transitions {
-			fmt.Fprintf(w, "  %s %s -> %s  %s\n", ev.Time.Local().Format("15:04:05"), orDash(ev.StateBefore), ev.StateAfter, clip(oneLine(ev.Reason), 100))
+			fmt.Fprintf(w, "  %s %s -> %s  %s\n", ev.Time.Local().Format("15:04:05"), orDash(ev.StateBefore), ev.StateAfter, shorten.Runes(shorten.OneLine(ev.Reason), 100))
 		}
 	}
 	if len(r.Recent.Denials) > 0 {
 		fmt.Fprintln(w, "Recent denials:")
 		for _, ev := range r.Recent.Denials {
-			fmt.Fprintf(w, "  %s %s  %s\n", ev.Time.Local().Format("15:04:05"), s.red(orDash(ev.ToolUseID)), clip(strings.TrimPrefix(oneLine(ev.Reason), "orch-hook: "), 110))
+			fmt.Fprintf(w, "  %s %s  %s\n", ev.Time.Local().Format("15:04:05"), s.red(orDash(ev.ToolUseID)), shorten.Runes(strings.TrimPrefix(shorten.OneLine(ev.Reason), "orch-hook: "), 110))
 		}
 	}
 }
@@ -306,16 +307,6 @@ func orNone(s string) string {
 func orDash(s string) string {
 	if s == "" {
 		return "-"
-	}
-	return s
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
 	}
 	return s
 }

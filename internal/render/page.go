@@ -1,0 +1,187 @@
+package render
+
+import (
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"strings"
+	texttemplate "text/template"
+
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
+)
+
+// page is what the report shows, in the words and numbers people read
+// (not escaped): report.md.tmpl draws it as Markdown, report.html.tmpl as
+// HTML.
+type page struct {
+	r *Report
+
+	Request, Command, State string
+	Finished                bool
+	// Started, Ended and Now are full UTC times; Wall is the time from the
+	// start to the end (or now).
+	Started, Ended, Now, Wall string
+	AgentSummary              string
+	DenialsTotal              int
+
+	Steps  []stepLine
+	Agents []agentLine
+
+	Sequential, Parallel, Saved string
+	SavedShare                  string // Saved as a share of Sequential, "28%"
+
+	Phases []phaseLine
+	// FixLimit is the fix iteration that escalates ("3rd").
+	FixLimit                            string
+	FinalFailures, FinalFailuresAllowed int
+
+	Denials []denialLine
+
+	Artifacts    []Artifact
+	ProjectFiles []fileLine
+	PlanKnown    bool
+}
+
+type stepLine struct{ Label, Start, End, Duration string }
+
+type agentLine struct {
+	N                                             int
+	Agent, Task, Job, State, Start, End, Duration string
+	Status, Result                                string
+	Color                                         htmltemplate.CSS
+}
+
+type phaseLine struct {
+	Label, Start, End, Duration          string
+	FixIterations, Escalations, Launches int
+}
+
+type denialLine struct {
+	Gate  string
+	Count int
+	Last  string
+}
+
+type fileLine struct{ Path, Tasks, Implemented, Exists string }
+
+// legendItem is one agent's colour in the HTML timeline's legend.
+type legendItem struct {
+	Agent string
+	Color htmltemplate.CSS
+}
+
+func newPage(r *Report) *page {
+	p := &page{
+		r: r, Request: r.Request, Command: r.Command, State: r.State, Finished: r.Finished,
+		Started: stamp(r.Start), Ended: stamp(r.End), Now: stamp(r.Now), Wall: Duration(r.End.Sub(r.Start)),
+		AgentSummary: agentSummary(r), DenialsTotal: r.DenialsTotal,
+		Sequential: Duration(r.Sequential), Parallel: Duration(r.Parallel), Saved: Duration(r.Saved()),
+		SavedShare: percent(r.Saved(), r.Sequential),
+		FixLimit:   ordinal(gates.MaxFixIterations), FinalFailures: r.FinalFailures, FinalFailuresAllowed: gates.MaxFinalFailures,
+		Artifacts: r.Artifacts, PlanKnown: r.PlanKnown,
+	}
+	for _, s := range r.Steps {
+		end := r.clock(s.End)
+		if s.Open {
+			end = "(now)"
+		}
+		p.Steps = append(p.Steps, stepLine{Label: stepLabel(s), Start: r.clock(s.Start), End: end, Duration: Duration(s.Duration())})
+	}
+	for _, a := range r.Agents {
+		l := agentLine{
+			N: a.N, Agent: a.Agent, Job: a.Job, State: a.State, Start: r.clock(a.Start), End: r.clock(a.End),
+			Duration: Duration(a.Duration()), Status: statusText(a), Result: a.Result, Color: htmltemplate.CSS(agentColor(a.Agent)),
+		}
+		if a.Task != 0 {
+			l.Task = fmt.Sprintf("%02d", a.Task)
+		}
+		if a.Open {
+			l.End = "(running)"
+		}
+		p.Agents = append(p.Agents, l)
+	}
+	for _, ph := range r.Phases {
+		l := phaseLine{Label: phaseLabel(ph), FixIterations: ph.FixIterations, Escalations: ph.Escalations, Launches: ph.Launches}
+		if !ph.Start.IsZero() {
+			l.Start, l.End, l.Duration = r.clock(ph.Start), r.clock(ph.End), Duration(ph.Duration())
+			if r.phaseOpen(ph) {
+				l.End = "(now)"
+			}
+		}
+		p.Phases = append(p.Phases, l)
+	}
+	for _, d := range r.Denials {
+		p.Denials = append(p.Denials, denialLine{Gate: gateName(d.Gate), Count: d.Count, Last: d.Last})
+	}
+	for _, f := range r.ProjectFiles {
+		p.ProjectFiles = append(p.ProjectFiles, fileLine{Path: f.Path, Tasks: tasks(f.Tasks), Implemented: tasks(f.Implemented), Exists: existsText(f)})
+	}
+	return p
+}
+
+// Gantt is the Markdown report's timeline.
+func (p *page) Gantt() string { return Gantt(p.r) }
+
+// Timeline is the HTML report's timeline.
+func (p *page) Timeline() htmltemplate.HTML { return htmltemplate.HTML(Timeline(p.r)) }
+
+// Legend names the colours of the agents that appear, the workflow's
+// agents first.
+func (p *page) Legend() []legendItem {
+	seen := map[string]bool{}
+	var items []legendItem
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			items = append(items, legendItem{Agent: n, Color: htmltemplate.CSS(agentColor(n))})
+		}
+	}
+	for _, n := range gates.WorkflowAgents {
+		for _, a := range p.r.Agents {
+			if a.Agent == n {
+				add(n)
+			}
+		}
+	}
+	for _, a := range p.r.Agents {
+		add(a.Agent)
+	}
+	return items
+}
+
+//go:embed report.md.tmpl report.html.tmpl
+var reportTemplates embed.FS
+
+// line folds s onto one line and clips it to n bytes.
+func line(s string, n int) string { return shorten.Bytes(shorten.OneLine(s), n, "…") }
+
+var (
+	markdownReport = texttemplate.Must(texttemplate.New("report.md.tmpl").
+			Funcs(texttemplate.FuncMap{"line": line, "md": mdText, "mdCode": mdCode}).
+			ParseFS(reportTemplates, "report.md.tmpl"))
+	htmlReport = htmltemplate.Must(htmltemplate.New("report.html.tmpl").
+			Funcs(htmltemplate.FuncMap{"line": line}).
+			ParseFS(reportTemplates, "report.html.tmpl"))
+)
+
+// Markdown draws the report as GitHub-flavoured Markdown with a Mermaid
+// gantt timeline.
+func Markdown(r *Report) string {
+	var b strings.Builder
+	if err := markdownReport.Execute(&b, newPage(r)); err != nil {
+		panic(err) // the template is embedded and its data a page: a bug
+	}
+	return b.String()
+}
+
+// HTML draws the report as one self-contained page: inline CSS and an
+// inline SVG timeline with one row per agent launch (each a <g> with
+// data-row="launch"). It has no script and refers to nothing outside itself.
+func HTML(r *Report) string {
+	var b strings.Builder
+	if err := htmlReport.Execute(&b, newPage(r)); err != nil {
+		panic(err) // the template is embedded and its data a page: a bug
+	}
+	return b.String()
+}
