@@ -414,14 +414,26 @@ func (h *harness) benchWiring() (command, command, error) {
 	if err != nil {
 		return command{}, command{}, err
 	}
-	root, err := h.project(h.disk, "plugin")
+	// The binary where the plugin's hooks run it: the plugin's data
+	// directory, one directory per version (README, "How the plugin gets
+	// its binary").
+	data, err := h.project(h.disk, "plugin-data")
 	if err != nil {
 		return command{}, command{}, err
 	}
-	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+	manifest, err := os.ReadFile(filepath.Join(h.module, ".claude-plugin", "plugin.json"))
+	var m struct{ Version string }
+	if err == nil {
+		err = json.Unmarshal(manifest, &m)
+	}
+	if err != nil || m.Version == "" {
+		return command{}, command{}, fmt.Errorf(".claude-plugin/plugin.json: no version (%v)", err)
+	}
+	bin := filepath.Join(data, "bin", m.Version, "orch-hook")
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return command{}, command{}, err
 	}
-	if err := os.Symlink(h.orch, filepath.Join(root, "bin", "orch-hook")); err != nil {
+	if err := os.Symlink(h.orch, bin); err != nil {
 		return command{}, command{}, err
 	}
 	var hooksFile struct {
@@ -443,12 +455,12 @@ func (h *harness) benchWiring() (command, command, error) {
 	wired.label = "sh -c hooks.json line"
 	wired.path = "/bin/sh"
 	wired.args = []string{"-c", line}
-	wired.env = append(wired.env, "CLAUDE_PLUGIN_ROOT="+root)
+	wired.env = append(wired.env, "CLAUDE_PLUGIN_DATA="+data)
 	// Claude Code runs every hook command through a shell, so the floor is
 	// a plain "<binary> hook PreToolUse" line, through sh too.
 	plain := wired
 	plain.key = "hook-wiring-plain"
 	plain.label = "sh -c plain command"
-	plain.args = []string{"-c", `"$CLAUDE_PLUGIN_ROOT/bin/orch-hook" hook PreToolUse`}
+	plain.args = []string{"-c", `"$CLAUDE_PLUGIN_DATA/bin/` + m.Version + `/orch-hook" hook PreToolUse`}
 	return wired, plain, nil
 }
