@@ -104,19 +104,13 @@ func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.
 	if dry.Verdict == gates.Allow && !dry.Changed && len(dry.Records) == 0 {
 		return decisionOf(dry), nil
 	}
-	snapshot := cp.Serial
 	var out gates.Outcome
 	_, err = store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
-		// The snapshot's decision stands when no write came between (see
-		// decide); otherwise decide again on what the lock read.
-		out = dry
-		if cp.Serial != snapshot {
-			var err error
-			if c, err = LoadCoord(cp); err != nil {
-				return nil, err
-			}
-			out = gates.DecideCoord(c, call, coordEnv(env, store.Root))
+		c, err := LoadCoord(cp)
+		if err != nil {
+			return nil, err
 		}
+		out = gates.DecideCoord(c, call, coordEnv(env, store.Root))
 		events := toEvents(out.Records, call, &gates.Workflow{})
 		if !out.Changed {
 			return events, state.ErrNoChange

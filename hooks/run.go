@@ -291,35 +291,22 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 	if err != nil {
 		return Decision{}, err
 	}
-	// Decide once on the lock-free snapshot. Most calls change nothing and
-	// return here, with no lock and no write.
-	dryBefore := maps.Clone(w.PlanHashes)
-	dryEnv := genv()
-	dry := gates.Decide(w, call, dryEnv)
+	dry := gates.Decide(w, call, genv())
 	if dry.Verdict == gates.Allow && !dry.Changed && len(dry.Records) == 0 && dry.Start == "" {
 		return decisionOf(dry), nil
 	}
 	if dry.Start != "" {
 		return startWorkflow(env, store, dry, call), nil
 	}
-	snapshot := cp.Serial
 	var out gates.Outcome
 	_, err = store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
-		// Under the lock: when no write came between (the same serial; the
-		// store has checked the files are what orch-hook wrote), the
-		// snapshot's decision stands and is persisted as it is; otherwise
-		// decide again on what the lock read.
-		w, before, ge := w, dryBefore, dryEnv
-		out = dry
-		if cp.Serial != snapshot {
-			var err error
-			if w, err = LoadWorkflow(cp); err != nil {
-				return nil, err
-			}
-			before = maps.Clone(w.PlanHashes)
-			ge = genv()
-			out = gates.Decide(w, call, ge)
+		w, err := LoadWorkflow(cp)
+		if err != nil {
+			return nil, err
 		}
+		before := maps.Clone(w.PlanHashes)
+		ge := genv()
+		out = gates.Decide(w, call, ge)
 		events := toEvents(out.Records, call, w)
 		if !out.Changed {
 			return events, state.ErrNoChange
