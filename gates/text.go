@@ -328,7 +328,7 @@ func NewWorkflow(request, session string) (*Workflow, error) {
 // full asks the caller to archive it and start a new one (Outcome.Start).
 func FollowUp(w *Workflow, kind, request string, env *Env) (Outcome, error) {
 	if w.Current != Complete {
-		return Outcome{}, &TransitionError{State: w.Current, Trigger: OnFollowUp}
+		return Outcome{}, &TransitionError{State: w.Current, Trigger: OnFollowUp, Valid: ValidTriggers(w.Current)}
 	}
 	trigger := map[string]string{"lightweight": OnLightweight, "partial": OnPartial, "full": OnFull}[strings.ToLower(kind)]
 	if trigger == "" {
