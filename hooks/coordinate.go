@@ -87,47 +87,23 @@ func coordEnv(env Env, root string) *gates.CoordEnv {
 	}
 }
 
-// decideCoord is decide for the coordinate workflow: lock-free first,
-// under the lock only for a change or a deny.
+// decideCoord runs the coordinate workflow on the event (see transact).
 func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call) (Decision, error) {
 	if err := checkCoordTable(cp); err != nil && call.Event != gates.UserPromptSubmit {
 		return Decision{}, err
 	}
-	c, err := LoadCoord(cp)
-	if err != nil {
-		return Decision{}, err
-	}
-	dry := gates.DecideCoord(c, call, coordEnv(env, store.Root))
-	if dry.Start != "" {
-		return startWorkflow(env, store, dry, call), nil
-	}
-	if dry.Verdict == gates.Allow && !dry.Changed && len(dry.Records) == 0 {
-		return decisionOf(dry), nil
-	}
-	var out gates.Outcome
-	_, err = store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
+	return transact(env, store, cp, call, func(cp *state.Checkpoint) (*decision, error) {
 		c, err := LoadCoord(cp)
 		if err != nil {
 			return nil, err
 		}
-		out = gates.DecideCoord(c, call, coordEnv(env, store.Root))
-		events := toEvents(out.Records, call, &gates.Workflow{})
-		if !out.Changed {
-			return events, state.ErrNoChange
+		d := &decision{out: gates.DecideCoord(c, call, coordEnv(env, store.Root))}
+		d.events = toEvents(d.out.Records, call, &gates.Workflow{})
+		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
+			return events, saveCoord(cp, c)
 		}
-		if err := saveCoord(cp, c); err != nil {
-			return nil, err
-		}
-		if len(events) == 0 {
-			events = []state.Event{{Type: state.EventUpdate, Reason: "workflow record updated"}}
-			fillEvent(&events[0], call)
-		}
-		return events, nil
+		return d, nil
 	})
-	if err != nil {
-		return Decision{}, err
-	}
-	return decisionOf(out), nil
 }
 
 // checkCoordTable: the stored table must be the scope's.

@@ -269,59 +269,45 @@ func noWorkflow(env Env, store *state.Store, in *Input, call *gates.Call) Decisi
 	return Decision{}
 }
 
-// decide runs the workflow on the event: first on the lock-free snapshot;
-// only if that changes the state or denies does it take the lock and
-// decide again on the fresh state (the authoritative decision).
-func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call) (Decision, error) {
-	// The plan files are read on first use, at most once per call.
-	var files gates.PlanFiles
-	var filesErr error
-	read := false
-	load := func() (gates.PlanFiles, error) {
-		if !read {
-			read = true
-			files, filesErr = state.ReadDirFiles(store.Root, gates.TasksDir)
-		}
-		return files, filesErr
-	}
-	genv := func() *gates.Env {
-		return &gates.Env{Root: state.ResolvedRoot(store.Root), LoadFiles: load, Recorded: store.ReadRecorded, Now: env.now(), StopCap: env.StopCap}
-	}
-	w, err := LoadWorkflow(cp)
+// decision is one workflow's decision on one checkpoint: the outcome, the
+// events it logs, and how a change is persisted into the checkpoint
+// (effects, the workflow section), returning the events to log.
+type decision struct {
+	out    gates.Outcome
+	events []state.Event
+	save   func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error)
+}
+
+// transact is a hook call's transaction, the same for both workflows:
+// decide on the lock-free snapshot; when that changes nothing and denies
+// nothing, answer with no lock and no write. Otherwise take the lock,
+// decide again on what the lock read (the authoritative decision; the
+// snapshot may be stale) and persist it with its events.
+func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call, decideOn func(cp *state.Checkpoint) (*decision, error)) (Decision, error) {
+	dry, err := decideOn(cp)
 	if err != nil {
 		return Decision{}, err
 	}
-	dry := gates.Decide(w, call, genv())
-	if dry.Verdict == gates.Allow && !dry.Changed && len(dry.Records) == 0 && dry.Start == "" {
-		return decisionOf(dry), nil
+	if dry.out.Start != "" {
+		return startWorkflow(env, store, dry.out, call), nil
 	}
-	if dry.Start != "" {
-		return startWorkflow(env, store, dry, call), nil
+	if dry.out.Verdict == gates.Allow && !dry.out.Changed && len(dry.out.Records) == 0 {
+		return decisionOf(dry.out), nil
 	}
 	var out gates.Outcome
 	_, err = store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
-		w, err := LoadWorkflow(cp)
+		d, err := decideOn(cp)
 		if err != nil {
 			return nil, err
 		}
-		before := maps.Clone(w.PlanHashes)
-		ge := genv()
-		out = gates.Decide(w, call, ge)
-		events := toEvents(out.Records, call, w)
+		out = d.out
 		if !out.Changed {
-			return events, state.ErrNoChange
+			return d.events, state.ErrNoChange
 		}
-		if err := writeEffects(store, w, &out, events); err != nil {
+		events, err := d.save(cp, d.events)
+		out = d.out // saving may add to what the model is told (a file written)
+		if err != nil {
 			return nil, err
-		}
-		events = keepRecorded(store, before, w, ge, call, events)
-		oldTable := cp.StateMachine.TableVersion
-		if err := saveWorkflow(cp, w); err != nil {
-			return nil, err
-		}
-		if oldTable != gates.TableVersion {
-			events = append(events, state.Event{Type: state.EventUpdate, Reason: fmt.Sprintf("transition table upgraded from version %d to %d", oldTable, gates.TableVersion)})
-			fillEvent(&events[len(events)-1], call)
 		}
 		if len(events) == 0 {
 			events = []state.Event{{Type: state.EventUpdate, Reason: "workflow record updated"}}
@@ -336,6 +322,47 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		return startWorkflow(env, store, out, call), nil
 	}
 	return decisionOf(out), nil
+}
+
+// decide runs the orchestrate workflow on the event (see transact).
+func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call) (Decision, error) {
+	// The plan files are read on first use, at most once per call.
+	var files gates.PlanFiles
+	var filesErr error
+	read := false
+	load := func() (gates.PlanFiles, error) {
+		if !read {
+			read = true
+			files, filesErr = state.ReadDirFiles(store.Root, gates.TasksDir)
+		}
+		return files, filesErr
+	}
+	return transact(env, store, cp, call, func(cp *state.Checkpoint) (*decision, error) {
+		w, err := LoadWorkflow(cp)
+		if err != nil {
+			return nil, err
+		}
+		before := maps.Clone(w.PlanHashes)
+		ge := &gates.Env{Root: state.ResolvedRoot(store.Root), LoadFiles: load, Recorded: store.ReadRecorded, Now: env.now(), StopCap: env.StopCap}
+		d := &decision{out: gates.Decide(w, call, ge)}
+		d.events = toEvents(d.out.Records, call, w)
+		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
+			if err := writeEffects(store, w, &d.out, events); err != nil {
+				return nil, err
+			}
+			events = keepRecorded(store, before, w, ge, call, events)
+			oldTable := cp.StateMachine.TableVersion
+			if err := saveWorkflow(cp, w); err != nil {
+				return nil, err
+			}
+			if oldTable != gates.TableVersion {
+				events = append(events, state.Event{Type: state.EventUpdate, Reason: fmt.Sprintf("transition table upgraded from version %d to %d", oldTable, gates.TableVersion)})
+				fillEvent(&events[len(events)-1], call)
+			}
+			return events, nil
+		}
+		return d, nil
+	})
 }
 
 // keepRecorded updates orch-hook's copies of the plan files whose recorded
