@@ -216,12 +216,24 @@ func hooksCheck(pluginRoot, exe, projectRoot string) check {
 		if v != version {
 			return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s runs %s (version %s); this binary (%s) is version %s", path, want, v, exe, version), fix: "start a new session (the plugin installs the binary of its version), or run: CLAUDE_PLUGIN_DATA=<the plugin's data directory> sh " + filepath.Join(pluginRoot, "hooks", "bootstrap.sh") + " install " + v}
 		}
+		// Which file the hooks run: known inside Claude Code (the data
+		// directory), or when this binary is the one the dispatcher put there.
+		hookBin := ""
 		if data := os.Getenv("CLAUDE_PLUGIN_DATA"); data != "" {
-			if p := filepath.Join(data, "bin", v, "orch-hook"); !fileExists(p) {
-				return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s runs %s, which is not installed", path, p), fix: "start a new session; its message says how the binary is installed"}
+			hookBin = filepath.Join(data, "bin", v, "orch-hook")
+			if !fileExists(hookBin) {
+				return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s runs %s, which is not installed", path, hookBin), fix: "start a new session; its message says how the binary is installed"}
 			}
+		} else if bootstrap.PluginRoot(exe) != "" {
+			hookBin = exe
 		}
-		return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs this binary (%d events)", path, len(hf.Hooks))}
+		if hookBin != "" && sameFile(hookBin, exe) {
+			return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs this binary (%d events)", path, len(hf.Hooks))}
+		}
+		if hookBin != "" {
+			return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs %s (%d events), version %s like this binary", path, hookBin, len(hf.Hooks), v)}
+		}
+		return check{name: "hooks", ok: true, detail: fmt.Sprintf("%s runs %s (%d events), version %s like this binary (which file that is, the plugin's data directory, is known only inside Claude Code)", path, want, len(hf.Hooks), v)}
 	}
 	settings := filepath.Join(projectRoot, ".claude", "settings.json")
 	b, err := os.ReadFile(settings)
@@ -318,4 +330,14 @@ func twiceCheck(getenv func(string) string, root string) check {
 		return check{name: "twice", ok: true, detail: "orch-hook's hooks are registered once, by " + strings.Join(settings, " and ") + " (the plugin is not on here)"}
 	}
 	return check{name: "twice", ok: true, skip: true, detail: "neither the plugin (by Claude Code's records) nor the project's settings register orch-hook's hooks: nothing runs twice"}
+}
+
+// sameFile reports whether a and b are the same file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
