@@ -92,12 +92,15 @@ func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.
 	if err := checkCoordTable(cp); err != nil && call.Event != gates.UserPromptSubmit {
 		return Decision{}, err
 	}
-	return transact(env, store, cp, call, func(cp *state.Checkpoint) (*decision, error) {
+	return transact(env, store, cp, call, func(cp *state.Checkpoint, locked bool) (*decision, error) {
 		c, err := LoadCoord(cp)
 		if err != nil {
 			return nil, err
 		}
 		d := &decision{out: gates.DecideCoord(c, call, coordEnv(env, store.Root))}
+		if !locked {
+			return d, nil
+		}
 		d.events = toEvents(d.out.Records, call, &gates.Workflow{})
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
 			return events, saveCoord(cp, c)

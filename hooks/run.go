@@ -269,9 +269,10 @@ func noWorkflow(env Env, store *state.Store, in *Input, call *gates.Call) Decisi
 	return Decision{}
 }
 
-// decision is one workflow's decision on one checkpoint: the outcome, the
-// events it logs, and how a change is persisted into the checkpoint
-// (effects, the workflow section), returning the events to log.
+// decision is one workflow's decision on one checkpoint: the outcome, and
+// under the lock the events it logs and how a change is persisted into
+// the checkpoint (effects, the workflow section), returning the events to
+// log. The lock-free decision leaves those out: most calls end there.
 type decision struct {
 	out    gates.Outcome
 	events []state.Event
@@ -283,8 +284,8 @@ type decision struct {
 // nothing, answer with no lock and no write. Otherwise take the lock,
 // decide again on what the lock read (the authoritative decision; the
 // snapshot may be stale) and persist it with its events.
-func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call, decideOn func(cp *state.Checkpoint) (*decision, error)) (Decision, error) {
-	dry, err := decideOn(cp)
+func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call, decideOn func(cp *state.Checkpoint, locked bool) (*decision, error)) (Decision, error) {
+	dry, err := decideOn(cp, false)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -296,7 +297,7 @@ func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Cal
 	}
 	var out gates.Outcome
 	_, err = store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
-		d, err := decideOn(cp)
+		d, err := decideOn(cp, true)
 		if err != nil {
 			return nil, err
 		}
@@ -337,13 +338,16 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		}
 		return files, filesErr
 	}
-	return transact(env, store, cp, call, func(cp *state.Checkpoint) (*decision, error) {
+	return transact(env, store, cp, call, func(cp *state.Checkpoint, locked bool) (*decision, error) {
 		w, err := LoadWorkflow(cp)
 		if err != nil {
 			return nil, err
 		}
-		before := maps.Clone(w.PlanHashes)
 		ge := &gates.Env{Root: state.ResolvedRoot(store.Root), LoadFiles: load, Recorded: store.ReadRecorded, Now: env.now(), StopCap: env.StopCap}
+		if !locked {
+			return &decision{out: gates.Decide(w, call, ge)}, nil
+		}
+		before := maps.Clone(w.PlanHashes)
 		d := &decision{out: gates.Decide(w, call, ge)}
 		d.events = toEvents(d.out.Records, call, w)
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {

@@ -135,7 +135,7 @@ func runDoctor(e *env, pluginRoot string, store *state.Store) *doctorReport {
 			pluginRoot = dir
 		}
 	}
-	checks = append(checks, hooksCheck(pluginRoot, exe, store.Root))
+	checks = append(checks, hooksCheck(pluginRoot, exe, store.Root, e.getenv("CLAUDE_PLUGIN_DATA")))
 	checks = append(checks, twiceCheck(e.getenv, store.Root))
 
 	checks = append(checks, stateChecks(store)...)
@@ -188,7 +188,7 @@ func runDoctor(e *env, pluginRoot string, store *state.Store) *doctorReport {
 }
 
 // hooksCheck: the hooks Claude Code runs must reach this binary.
-func hooksCheck(pluginRoot, exe, projectRoot string) check {
+func hooksCheck(pluginRoot, exe, projectRoot, pluginData string) check {
 	if pluginRoot != "" {
 		path := filepath.Join(pluginRoot, "hooks", "hooks.json")
 		b, err := os.ReadFile(path)
@@ -199,7 +199,7 @@ func hooksCheck(pluginRoot, exe, projectRoot string) check {
 		if err := json.Unmarshal(b, &hf); err != nil {
 			return check{name: "hooks", ok: false, detail: path + ": " + err.Error(), fix: "run `make generate` in the plugin root"}
 		}
-		v, err := pluginVersion(pluginRoot)
+		v, err := bootstrap.PluginVersion(pluginRoot)
 		if err != nil {
 			return check{name: "hooks", ok: false, detail: err.Error(), fix: "reinstall the plugin"}
 		}
@@ -219,8 +219,8 @@ func hooksCheck(pluginRoot, exe, projectRoot string) check {
 		// Which file the hooks run: known inside Claude Code (the data
 		// directory), or when this binary is the one the dispatcher put there.
 		hookBin := ""
-		if data := os.Getenv("CLAUDE_PLUGIN_DATA"); data != "" {
-			hookBin = filepath.Join(data, "bin", v, "orch-hook")
+		if pluginData != "" {
+			hookBin = filepath.Join(pluginData, "bin", v, "orch-hook")
 			if !fileExists(hookBin) {
 				return check{name: "hooks", ok: false, detail: fmt.Sprintf("%s runs %s, which is not installed", path, hookBin), fix: "start a new session; its message says how the binary is installed"}
 			}

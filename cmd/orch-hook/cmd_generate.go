@@ -2,15 +2,14 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/internal/bootstrap"
 	"github.com/orch-hook/orch-hook/templates"
 )
 
@@ -28,7 +27,7 @@ func generateCommand(e *env) *cli.Command {
 			if _, err := os.Stat(filepath.Join(root, ".claude-plugin", "plugin.json")); err != nil {
 				return fmt.Errorf("%s is not the plugin root (no .claude-plugin/plugin.json)", root)
 			}
-			version, err := pluginVersion(root)
+			version, err := bootstrap.PluginVersion(root)
 			if err != nil {
 				return err
 			}
@@ -69,42 +68,4 @@ func generateCommand(e *env) *cli.Command {
 			return nil
 		},
 	}
-}
-
-// pluginVersion reads the version from <root>/.claude-plugin/plugin.json:
-// the hooks run the binary of that version.
-func pluginVersion(root string) (string, error) {
-	p := filepath.Join(root, ".claude-plugin", "plugin.json")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", err
-	}
-	var manifest struct {
-		Version string `json:"version"`
-	}
-	if err := json.Unmarshal(b, &manifest); err != nil {
-		return "", fmt.Errorf("%s: %v", p, err)
-	}
-	if !validVersion(manifest.Version) {
-		return "", fmt.Errorf("%s: version %q is not x.y.z", p, manifest.Version)
-	}
-	return manifest.Version, nil
-}
-
-// validVersion: x.y.z with an optional -suffix, nothing a path or a shell
-// could read as more.
-func validVersion(v string) bool {
-	core, suffix, _ := strings.Cut(v, "-")
-	parts := strings.Split(core, ".")
-	if len(parts) != 3 {
-		return false
-	}
-	for _, p := range append(parts, suffix) {
-		for _, r := range p {
-			if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.') {
-				return false
-			}
-		}
-	}
-	return parts[0] != "" && parts[1] != "" && parts[2] != ""
 }

@@ -3,10 +3,13 @@
 // dispatcher installs the binary into ${CLAUDE_PLUGIN_DATA}/bin/<version>/
 // and leaves beside it what the binary later reports: a notice for the
 // user (a refused download, a shipped binary that did not match its
-// checksum) and the plugin root it was installed from.
+// checksum) and the plugin root it was installed from. It also reads the
+// plugin's version, which names the binary's directory.
 package bootstrap
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,4 +65,42 @@ func PluginRoot(exe string) string {
 		return ""
 	}
 	return root
+}
+
+// PluginVersion reads the version from <root>/.claude-plugin/plugin.json:
+// the hooks run the binary of that version.
+func PluginVersion(root string) (string, error) {
+	p := filepath.Join(root, ".claude-plugin", "plugin.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	var manifest struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(b, &manifest); err != nil {
+		return "", fmt.Errorf("%s: %v", p, err)
+	}
+	if !ValidVersion(manifest.Version) {
+		return "", fmt.Errorf("%s: version %q is not x.y.z", p, manifest.Version)
+	}
+	return manifest.Version, nil
+}
+
+// ValidVersion: x.y.z with an optional -suffix of letters, digits and
+// dots, nothing a path or a shell could read as more.
+func ValidVersion(v string) bool {
+	core, suffix, _ := strings.Cut(v, "-")
+	parts := strings.Split(core, ".")
+	if len(parts) != 3 {
+		return false
+	}
+	for _, p := range append(parts, suffix) {
+		for _, r := range p {
+			if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '.') {
+				return false
+			}
+		}
+	}
+	return parts[0] != "" && parts[1] != "" && parts[2] != ""
 }

@@ -43,3 +43,17 @@ func TestPluginRoot(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestPluginVersion: the version names a directory and goes into a shell
+// command line, so only x.y.z with an optional plain suffix is taken.
+func TestPluginVersion(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".claude-plugin"), 0o755)
+	for v, ok := range map[string]bool{"0.1.0": true, "1.2.3-rc.1": true, "1.2": false, "": false, "1.2.3/../x": false, "1.2.3-$(id)": false, "1..3": false} {
+		os.WriteFile(filepath.Join(root, ".claude-plugin", "plugin.json"), []byte(`{"version":"`+v+`"}`), 0o644)
+		got, err := PluginVersion(root)
+		if ok != (err == nil) || ok && got != v {
+			t.Errorf("version %q: got %q, %v", v, got, err)
+		}
+	}
+}

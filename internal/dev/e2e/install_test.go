@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-hook/orch-hook/internal/bootstrap"
 	"github.com/orch-hook/orch-hook/templates"
 )
 
@@ -147,15 +148,11 @@ func claudeCmd(t *testing.T, home string, env []string, args ...string) (string,
 
 func pluginVersionOf(t *testing.T, root string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json"))
+	v, err := bootstrap.PluginVersion(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m struct{ Version string }
-	if err := json.Unmarshal(b, &m); err != nil || m.Version == "" {
-		t.Fatalf("plugin.json: %v", err)
-	}
-	return m.Version
+	return v
 }
 
 // TestArchiveInstall: the release is built (make release), published over

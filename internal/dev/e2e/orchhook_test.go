@@ -59,22 +59,13 @@ func pluginCopy(t *testing.T, tags string) string {
 			copyFile(t, filepath.Join(root, sub, e.Name()), filepath.Join(dir, sub, e.Name()))
 		}
 	}
-	manifest, err := os.ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct {
-		Version string `json:"version"`
-	}
-	if err := json.Unmarshal(manifest, &m); err != nil || m.Version == "" {
-		t.Fatalf("plugin.json has no version: %v", err)
-	}
+	version := pluginVersionOf(t, root)
 	allTags := "urfave_cli_no_docs"
 	if tags != "" {
 		allTags += "," + tags
 	}
 	bin := filepath.Join(dir, "bin", "orch-hook")
-	cmd := exec.Command("go", "build", "-trimpath", "-tags", allTags, "-ldflags", "-X main.version="+m.Version, "-o", bin, "./cmd/orch-hook")
+	cmd := exec.Command("go", "build", "-trimpath", "-tags", allTags, "-ldflags", "-X main.version="+version, "-o", bin, "./cmd/orch-hook")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build orch-hook (tags %s): %v\n%s", allTags, err, out)
@@ -85,7 +76,7 @@ func pluginCopy(t *testing.T, tags string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pin := fmt.Sprintf("%x  v%s/%s\n", sha256.Sum256(b), m.Version, shipped)
+	pin := fmt.Sprintf("%x  v%s/%s\n", sha256.Sum256(b), version, shipped)
 	if err := os.WriteFile(filepath.Join(dir, "hooks", "release.sha256"), []byte(pin), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/bootstrap"
 )
 
 // scenario is one row of the table: a command timed against a floor.
@@ -421,15 +423,11 @@ func (h *harness) benchWiring() (command, command, error) {
 	if err != nil {
 		return command{}, command{}, err
 	}
-	manifest, err := os.ReadFile(filepath.Join(h.module, ".claude-plugin", "plugin.json"))
-	var m struct{ Version string }
-	if err == nil {
-		err = json.Unmarshal(manifest, &m)
+	version, err := bootstrap.PluginVersion(h.module)
+	if err != nil {
+		return command{}, command{}, err
 	}
-	if err != nil || m.Version == "" {
-		return command{}, command{}, fmt.Errorf(".claude-plugin/plugin.json: no version (%v)", err)
-	}
-	bin := filepath.Join(data, "bin", m.Version, "orch-hook")
+	bin := filepath.Join(data, "bin", version, "orch-hook")
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return command{}, command{}, err
 	}
@@ -461,6 +459,6 @@ func (h *harness) benchWiring() (command, command, error) {
 	plain := wired
 	plain.key = "hook-wiring-plain"
 	plain.label = "sh -c plain command"
-	plain.args = []string{"-c", `"$CLAUDE_PLUGIN_DATA/bin/` + m.Version + `/orch-hook" hook PreToolUse`}
+	plain.args = []string{"-c", `"$CLAUDE_PLUGIN_DATA/bin/` + version + `/orch-hook" hook PreToolUse`}
 	return wired, plain, nil
 }

@@ -26,11 +26,12 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/bootstrap"
 )
 
 // Platforms are the release targets, as GOOS/GOARCH.
@@ -64,8 +65,6 @@ func BinaryName(platform string) string {
 // install with "invalid zip data"), with the plugin at its top.
 func ArchiveName(version string) string { return "orch-hook-plugin-v" + version + ".zip" }
 
-var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?$`)
-
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "release:", err)
@@ -89,14 +88,14 @@ func run(args []string, stdout io.Writer) error {
 	if flags.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", flags.Arg(0))
 	}
-	want, err := pluginVersion(*root)
+	want, err := bootstrap.PluginVersion(*root)
 	if err != nil {
 		return err
 	}
 	if *version == "" {
 		*version = want
 	}
-	if !versionRE.MatchString(*version) {
+	if !bootstrap.ValidVersion(*version) {
 		return fmt.Errorf("version %q is not x.y.z", *version)
 	}
 	if *version != want {
@@ -110,21 +109,6 @@ func run(args []string, stdout io.Writer) error {
 		return checkRelease(*root, *version, toolchain, stdout)
 	}
 	return release(*root, *version, toolchain, *out, *base, *checksumsOnly, *pin || *checksumsOnly, *allowDirty, stdout)
-}
-
-// pluginVersion reads the version from .claude-plugin/plugin.json.
-func pluginVersion(root string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(root, ".claude-plugin", "plugin.json"))
-	if err != nil {
-		return "", err
-	}
-	var m struct {
-		Version string `json:"version"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil || m.Version == "" {
-		return "", fmt.Errorf(".claude-plugin/plugin.json has no version")
-	}
-	return m.Version, nil
 }
 
 // goToolchain is the toolchain go.mod pins: its go line (go drops a
