@@ -16,7 +16,7 @@ BUILDFLAGS := -trimpath -buildvcs=false
 TAGS     := urfave_cli_no_docs
 BIN      := bin/orch-hook
 # Fuzz targets as package:FuzzName; make test runs each briefly.
-FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint ./gates:FuzzDecideCoord ./gates:FuzzShellScan ./gates:FuzzParsePlan ./gates:FuzzUnifiedDiff
+FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint ./gates/coordinate:FuzzDecideCoord ./gates:FuzzShellScan ./gates/orchestrate:FuzzParsePlan ./gates:FuzzUnifiedDiff
 # A count, not a duration: a time budget ending mid-input made the fuzzing
 # coordinator fail now and then with "context deadline exceeded".
 FUZZ_SHORT ?= 20000x
@@ -76,7 +76,7 @@ test-unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v /internal/dev/e2e)
 
 test-race:
-	$(GO) test -count=1 -race ./state/... ./hooks/...
+	$(GO) test -count=1 -race ./state/... ./hooks/... ./internal/app/...
 
 test-fuzz:
 	@for t in $(FUZZ_TARGETS); do \
@@ -96,7 +96,7 @@ lint:
 	$(GO) vet -tags orchhook_bench ./...
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./state/... ./hooks/...
+	$(GO) test -run='^$$' -bench=. -benchmem ./state/... ./hooks/... ./internal/app/...
 	$(GO) run ./internal/dev/procbench
 
 # The end-to-end suite: the real Claude Code CLI (from PATH or .e2e/, where

@@ -54,11 +54,11 @@ func (c *Call) changesFiles() bool {
 	return f.changes
 }
 
-// touchesState: the command denotes the state directory at all, or may
+// TouchesState: the command denotes the state directory at all, or may
 // change anything under .orchestrator (the plan). Bash is not parsed for
 // writes elsewhere; this guards what the gates stand on, and Claude Code's
 // sandbox is what makes it hold (README, "Threat model").
-func (c *Call) touchesState() bool {
+func (c *Call) TouchesState() bool {
 	return c.mentions(StateDir) || c.changesUnder(".orchestrator") || c.sweeps() || c.namesSeal()
 }
 
@@ -96,16 +96,16 @@ func (c *Call) changesUnder(dir string) bool {
 	return c.mentions(dir) && c.changesFiles()
 }
 
-// reaches: the command may change files in dir, naming it or a directory
+// Reaches: the command may change files in dir, naming it or a directory
 // above it (below the root): `cd specs; printf > 001_x/reports/a.md`,
 // `cd specs && tar -xf x.tar`, `cp -r x specs`.
-func (c *Call) reaches(dir string) bool {
+func (c *Call) Reaches(dir string) bool {
 	return c.changesUnder(dir) || c.changesFiles() && c.facts().scan.changesAbove(c.CwdRel, dir)
 }
 
-// stateWhat says why a command touching the state is refused, and what to
+// StateWhat says why a command touching the state is refused, and what to
 // do instead.
-func (c *Call) stateWhat() string {
+func (c *Call) StateWhat() string {
 	if c.namesSeal() && !c.mentions(StateDir) {
 		return "commands that name orch-hook's keys or markers (~/.config/orch-hook/keys, ~/.config/orch-hook/active) are not allowed: they seal the workflow's state. Use `orch-hook status` to see it."
 	}

@@ -113,12 +113,12 @@ func diffLines(a, b []string) []diffOp {
 	return ops
 }
 
-// unifiedDiff renders a -> b as a unified diff (one line of context) of at
+// UnifiedDiff renders a -> b as a unified diff (one line of context) of at
 // most maxChanged removed or added lines, each cut at diffLineMax
 // characters. shown counts the changed lines shown; complete is false
 // when anything was left out or cut, or when a line does not read as
 // plain text; "" means the texts are equal.
-func unifiedDiff(fromName, toName, a, b string, maxChanged int) (out string, shown int, complete bool) {
+func UnifiedDiff(fromName, toName, a, b string, maxChanged int) (out string, shown int, complete bool) {
 	ops := diffLines(splitLines(a), splitLines(b))
 	complete = true
 	var sb strings.Builder
@@ -181,7 +181,7 @@ func unifiedDiff(fromName, toName, a, b string, maxChanged int) (out string, sho
 	}
 	if shown < total {
 		complete = false
-		fmt.Fprintf(&sb, "... %d more changed %s not shown\n", total-shown, pick(total-shown, "line", "lines"))
+		fmt.Fprintf(&sb, "... %d more changed %s not shown\n", total-shown, Pick(total-shown, "line", "lines"))
 	}
 	return strings.TrimSuffix(sb.String(), "\n"), shown, complete
 }

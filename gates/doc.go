@@ -1,7 +1,16 @@
-// Package gates is the orchestrate workflow (README, "The orchestrate
-// workflow") as pure functions:
-// its states and transitions declared as data with named guards (table.go),
-// the seven gates, the limits, who may launch and write what, and the
-// checkpoint lines and reasons the model is told. It does no I/O: package
-// hooks reads the state and the plan files, calls Decide, and writes back.
+// Package gates is the kernel both workflows share (README, "Layout"): one
+// hook event as a Call and its answer as an Outcome with Records; a state
+// machine as data (Machine: rows with named guards, one Fire that returns
+// a *TransitionError naming the state, the trigger and the failed guard,
+// one compiler of the stored table); the rules that hold whatever the
+// workflow (StaticRules: the model may not run the binary's user
+// decisions, forge hooks or disable the sandbox); the Bash reader
+// (shell.go) and what the rules ask of a command (bash.go); the
+// result-line grammar (resultline.go); notifications, kept reports, launch
+// statuses and project paths.
+//
+// Each workflow is its own package below: gates/orchestrate and
+// gates/coordinate. Like them, this package does no I/O: the caller
+// (package internal/app) reads the state and the files and passes them
+// in.
 package gates

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 )
@@ -127,4 +128,30 @@ func (m *Machine[S]) Path(s S, start string) []Transition {
 		}
 	}
 	return out
+}
+
+// Transition is one row of the workflow's table: From moves to To when On
+// happens and the named Guard holds. Gate is the gate that governs the
+// step (0: none; README, "The seven gates").
+type Transition struct {
+	From, To string
+	On       string
+	Guard    string
+	Gate     int
+}
+
+// TransitionError is a refused trigger: no row of the table fires from State
+// on Trigger (or its guard failed). It is the table's refusal as a value.
+type TransitionError struct {
+	State   string
+	Trigger string
+	Guard   string   // the guard that failed, when a row matched
+	Valid   []string // the triggers valid at State
+}
+
+func (e *TransitionError) Error() string {
+	if e.Guard != "" {
+		return fmt.Sprintf("%s is not allowed at state %s: guard %q does not hold", e.Trigger, e.State, e.Guard)
+	}
+	return fmt.Sprintf("%s is not allowed at state %s (allowed there: %s)", e.Trigger, e.State, strings.Join(e.Valid, "; "))
 }

@@ -1,7 +1,6 @@
 package gates
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -23,10 +22,10 @@ func MCPWrites(tool string) bool {
 }
 
 // mcpVerbRE: words in an MCP tool's name that mean it changes files.
-var mcpVerbRE = lazyRegexp(`(write|edit|create|delete|remove|move|rename|patch|replace|insert|update|append|save|put|upload|mkdir|copy|touch|overwrite|apply|modify|commit|push|exec|run|shell|command)`)
+var mcpVerbRE = LazyRegexp(`(write|edit|create|delete|remove|move|rename|patch|replace|insert|update|append|save|put|upload|mkdir|copy|touch|overwrite|apply|modify|commit|push|exec|run|shell|command)`)
 
-// mcpWriteCalls turns an MCP call into one Write call per path it names.
-func mcpWriteCalls(c *Call) []*Call {
+// MCPWriteCalls turns an MCP call into one Write call per path it names.
+func MCPWriteCalls(c *Call) []*Call {
 	calls := make([]*Call, 0, len(c.MCPPaths))
 	for _, p := range c.MCPPaths {
 		w := *c
@@ -36,45 +35,7 @@ func mcpWriteCalls(c *Call) []*Call {
 	return calls
 }
 
-// mcpReason names the MCP tool in a refusal.
-func mcpReason(tool, reason string) string {
+// MCPReason names the MCP tool in a refusal.
+func MCPReason(tool, reason string) string {
 	return strings.Replace(reason, "orch-hook: ", "orch-hook: (MCP tool "+tool+") ", 1)
-}
-
-// preMCP holds each path a writing MCP tool names to Write's rules.
-func (w *Workflow) preMCP(c *Call, env *Env) Outcome {
-	if !MCPWrites(c.Tool) {
-		return Outcome{}
-	}
-	for _, wc := range mcpWriteCalls(c) {
-		var o Outcome
-		if rel, inside := relPath(env.Root, wc.Path); inside && under(rel, TasksDir) {
-			// The plan is written with Write/Edit, whose content orch-hook checks.
-			o = w.deny(0, fmt.Sprintf("%s is orch-hook's; only Write and Edit (whose content orch-hook checks) change it.", rel))
-		} else {
-			o = w.preWrite(wc, env)
-		}
-		if o.Verdict == Deny {
-			o.Reason = mcpReason(c.Tool, o.Reason)
-			for i := range o.Records {
-				o.Records[i].ToolUseID, o.Records[i].AgentID, o.Records[i].Reason = c.ToolUseID, c.AgentID, o.Reason
-			}
-			return o
-		}
-	}
-	return Outcome{}
-}
-
-// preMCP holds each path a writing MCP tool names to Write's rules.
-func (c *Coord) preMCP(call *Call, env *CoordEnv) Outcome {
-	if !MCPWrites(call.Tool) {
-		return Outcome{}
-	}
-	for _, wc := range mcpWriteCalls(call) {
-		if o := c.preWrite(wc, env); o.Verdict == Deny {
-			o.Reason = mcpReason(call.Tool, o.Reason)
-			return o
-		}
-	}
-	return Outcome{}
 }

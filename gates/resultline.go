@@ -2,7 +2,7 @@ package gates
 
 import (
 	"fmt"
-	"strconv"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -35,16 +35,16 @@ type resultLine struct {
 	table bool   // the line is a table row
 }
 
-// readResultLine reads line as KEY[:=]VALUE; ok is false when it does not
+// ReadResultLine reads line as KEY[:=]VALUE; ok is false when it does not
 // start (after decoration) with a key.
-func readResultLine(line string) (rl resultLine, ok bool) {
+func ReadResultLine(line string) (rl resultLine, ok bool) {
 	rl.raw = strings.TrimSpace(line)
 	s := rl.raw
 	if strings.HasPrefix(s, "|") {
 		rl.table = true
 		s = strings.TrimLeft(s, "| \t")
 	}
-	s = trimLeadDecoration(s)
+	s = TrimLeadDecoration(s)
 	// The key: letters (and digits after the first letter), joined by
 	// spaces, '_', '-' or '/', with bold or code marks anywhere in it.
 	end, letters := 0, 0
@@ -64,7 +64,7 @@ done:
 	if letters == 0 {
 		return rl, false
 	}
-	rl.key = canonicalKey(s[:end])
+	rl.key = CanonicalKey(s[:end])
 	if rl.key == "" || len(rl.key) > 48 {
 		return rl, false
 	}
@@ -80,8 +80,8 @@ done:
 	return rl, true
 }
 
-// canonicalKey is "PHASE GATE STATUS" for "**Phase_Gate-Status**".
-func canonicalKey(s string) string {
+// CanonicalKey is "PHASE GATE STATUS" for "**Phase_Gate-Status**".
+func CanonicalKey(s string) string {
 	s = strings.Map(func(r rune) rune {
 		switch r {
 		case '_', '-', '/', '\t':
@@ -97,13 +97,13 @@ func canonicalKey(s string) string {
 // keyOf is the canonical key of a result form: "PHASE GATE STATUS" for
 // "PHASE GATE STATUS: PASS", "REQUIREMENTS CLEAR" for REQUIREMENTS_CLEAR.
 func keyOf(form string) (key, value string) {
-	rl, _ := readResultLine(form)
+	rl, _ := ReadResultLine(form)
 	return rl.key, strings.TrimSpace(rl.rest)
 }
 
-// trimLeadDecoration drops what models put before a line: spaces, list
+// TrimLeadDecoration drops what models put before a line: spaces, list
 // markers, quote marks, headings, bold, code marks and emoji.
-func trimLeadDecoration(s string) string {
+func TrimLeadDecoration(s string) string {
 	for {
 		t := strings.TrimLeft(s, " \t\r>-+*#_`•·")
 		t = trimEmoji(t)
@@ -122,16 +122,16 @@ func trimLeadDecoration(s string) string {
 	}
 }
 
-// isEmoji: pictographs and symbols (✅, ❌, ✔, 🎉) and what joins or
+// IsEmoji: pictographs and symbols (✅, ❌, ✔, 🎉) and what joins or
 // varies them.
-func isEmoji(r rune) bool {
+func IsEmoji(r rune) bool {
 	return r >= 0x2190 && (unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r)) || r == 0xFE0F || r == 0xFE0E || r == 0x200D || r == 0x20E3
 }
 
 func trimEmoji(s string) string {
 	for s != "" {
 		r, n := utf8.DecodeRuneInString(s)
-		if !isEmoji(r) && r != ' ' && r != '\t' {
+		if !IsEmoji(r) && r != ' ' && r != '\t' {
 			return s
 		}
 		s = s[n:]
@@ -177,7 +177,7 @@ func readVerdict(value string) (verdict, problem string) {
 		// is told to say what blocks it; any reason that does not say
 		// COMPLETE.
 		for _, word := range strings.FieldsFunc(s[end:], func(r rune) bool { return !unicode.IsLetter(r) }) {
-			if contains(oppositeVerdict[verdict], strings.ToUpper(word)) {
+			if slices.Contains(oppositeVerdict[verdict], strings.ToUpper(word)) {
 				return "", "it names both verdicts"
 			}
 		}
@@ -217,7 +217,7 @@ func checkTail(tail string, opposite []string) string {
 	for tail != "" {
 		r, n := utf8.DecodeRuneInString(tail)
 		switch {
-		case r == ' ' || r == '\t' || r == '\r' || r == '.' || r == '!' || r == '*' || r == '`' || r == '_' || r == '#' || isEmoji(r):
+		case r == ' ' || r == '\t' || r == '\r' || r == '.' || r == '!' || r == '*' || r == '`' || r == '_' || r == '#' || IsEmoji(r):
 			tail = tail[n:]
 		case r == '(':
 			parens++
@@ -239,7 +239,7 @@ func checkTail(tail string, opposite []string) string {
 			return ""
 		default:
 			for _, word := range strings.FieldsFunc(tail, func(r rune) bool { return !unicode.IsLetter(r) }) {
-				if contains(opposite, strings.ToUpper(word)) {
+				if slices.Contains(opposite, strings.ToUpper(word)) {
 					return "it names both verdicts"
 				}
 			}
@@ -251,14 +251,14 @@ func checkTail(tail string, opposite []string) string {
 
 // reTestCount is a test count in a verdict's parenthetical: "12 passed",
 // "0 failed", "2 failing", "1 error".
-var reTestCount = lazyRegexp(`(?i)\b(\d+)\s+(?:tests?\s+)?(passed|passing|passes|pass|failed|failing|failures?|fails?|errors?|errored|skipped)\b`)
+var reTestCount = LazyRegexp(`(?i)\b(\d+)\s+(?:tests?\s+)?(passed|passing|passes|pass|failed|failing|failures?|fails?|errors?|errored|skipped)\b`)
 
 // checkParenthetical reads the one parenthetical after a verdict: test
 // counts are fine ("12 passed, 0 failed" after PASS; "10 passed, 2
 // failed" after FAIL), but failures after PASS, or the opposite verdict
 // in words ("FAIL on rerun"), name both verdicts.
 func checkParenthetical(inner string, opposite []string) string {
-	passing := contains(opposite, "FAIL") // the verdict is PASS
+	passing := slices.Contains(opposite, "FAIL") // the verdict is PASS
 	for _, m := range reTestCount.FindAllStringSubmatch(inner, -1) {
 		word := strings.ToLower(m[2])
 		failed := strings.HasPrefix(word, "fail") || strings.HasPrefix(word, "error")
@@ -278,7 +278,7 @@ func checkParenthetical(inner string, opposite []string) string {
 	inner = reNoFailures.ReplaceAllString(inner, "")
 	for _, word := range strings.FieldsFunc(inner, func(r rune) bool { return !unicode.IsLetter(r) }) {
 		w := strings.ToUpper(word)
-		if contains(opposite, w) {
+		if slices.Contains(opposite, w) {
 			return "it names both verdicts"
 		}
 		// After PASS, words that say something failed: "failing", "fails
@@ -291,10 +291,10 @@ func checkParenthetical(inner string, opposite []string) string {
 }
 
 // reNoFailures is "no failures", "zero errors": a PASS's note.
-var reNoFailures = lazyRegexp(`(?i)\b(?:no|zero|without)\s+(?:test\s+)?(?:failures?|failing\s+tests?|errors?|regressions?|flaky\s+tests?)\b`)
+var reNoFailures = LazyRegexp(`(?i)\b(?:no|zero|without)\s+(?:test\s+)?(?:failures?|failing\s+tests?|errors?|regressions?|flaky\s+tests?)\b`)
 
 // reFraction is "11/12" in a verdict's parenthetical.
-var reFraction = lazyRegexp(`(\d+)\s*/\s*(\d+)`)
+var reFraction = LazyRegexp(`(\d+)\s*/\s*(\d+)`)
 
 // passNegative: a word that contradicts a PASS ("failing", "did not",
 // "broken", "flaky", "except").
@@ -327,30 +327,30 @@ func splitForms(forms []string) []resultForm {
 	return out
 }
 
-// resultFound is what readResult found: the form, or the refused line
+// ResultFound is what readResult found: the form, or the refused line
 // that stood in its place and why.
-type resultFound struct {
-	form    string // one of the forms, or ""
-	near    string // the line refused, as written
-	problem string // why it was refused
+type ResultFound struct {
+	Form    string // one of the forms, or ""
+	Near    string // the line refused, as written
+	Problem string // why it was refused
 	index   int    // the line's index in the text (-1: none)
 	inside  bool   // refused: the key is inside the line (keyInside)
 }
 
-// readResult finds the last line of text whose key is one of the forms'.
+// ReadResult finds the last line of text whose key is one of the forms'.
 // It is the result when it reads as exactly one form; otherwise nothing is
 // found and near quotes the line.
-func readResult(text string, forms []string) resultFound {
+func ReadResult(text string, forms []string) ResultFound {
 	fs := splitForms(forms)
 	lines := strings.Split(text, "\n")
 	fenced := fencedLines(lines)
-	var last *resultFound // the last line carrying an owed key, when it needs an earlier one
+	var last *ResultFound // the last line carrying an owed key, when it needs an earlier one
 	for i := len(lines) - 1; i >= 0; i-- {
 		found, ok := readResultAt(lines[i], i, fs)
 		switch {
 		case !ok:
 			continue
-		case last == nil && found.form != "" && fenced[i]:
+		case last == nil && found.Form != "" && fenced[i]:
 			// A fenced example (the template, pasted) decides only if no
 			// verdict outside the fence before it says otherwise.
 			last = &found
@@ -361,17 +361,17 @@ func readResult(text string, forms []string) resultFound {
 			last = &found
 		case last == nil:
 			return found
-		case last.form != "": // the fenced form
+		case last.Form != "": // the fenced form
 			if fenced[i] {
 				continue
 			}
-			if found.form != "" && found.form != last.form {
-				return resultFound{near: shorten.Runes(strings.TrimSpace(lines[last.index]), 120), index: last.index, problem: fmt.Sprintf("this line is in a fenced block after your verdict %q, which says otherwise", found.form)}
+			if found.Form != "" && found.Form != last.Form {
+				return ResultFound{Near: shorten.Runes(strings.TrimSpace(lines[last.index]), 120), index: last.index, Problem: fmt.Sprintf("this line is in a fenced block after your verdict %q, which says otherwise", found.Form)}
 			}
 			return *last
 		case found.inside && agrees(lines[found.index], lines[last.index]):
 			continue // recaps one after another
-		case found.form != "" && agreesWith(lines[last.index], found.form):
+		case found.Form != "" && agreesWith(lines[last.index], found.Form):
 			return found
 		default:
 			return *last
@@ -380,13 +380,13 @@ func readResult(text string, forms []string) resultFound {
 	if last != nil {
 		return *last
 	}
-	return resultFound{index: -1}
+	return ResultFound{index: -1}
 }
 
 // readResultAt reads one line: ok is false when the line carries none of
 // the forms' keys.
-func readResultAt(line string, i int, fs []resultForm) (resultFound, bool) {
-	rl, ok := readResultLine(line)
+func readResultAt(line string, i int, fs []resultForm) (ResultFound, bool) {
+	rl, ok := ReadResultLine(line)
 	var candidates []resultForm
 	glued := false // "PHASE GATE STATUS FAIL": the key runs into its value
 	prose := false // "REQUIREMENTS_CLEAR except for the format": a token, then words
@@ -407,39 +407,39 @@ func readResultAt(line string, i int, fs []resultForm) (resultFound, bool) {
 			// STATUS: FAIL", "PHASE 1 GATE STATUS: FAIL": the agent's last
 			// verdict, not in the form orch-hook reads; an earlier line
 			// does not stand in for it.
-			return resultFound{near: shorten.Runes(strings.TrimSpace(line), 120), index: i, problem: "the key does not start the line, or other words are mixed into it", inside: true}, true
+			return ResultFound{Near: shorten.Runes(strings.TrimSpace(line), 120), index: i, Problem: "the key does not start the line, or other words are mixed into it", inside: true}, true
 		}
-		return resultFound{}, false
+		return ResultFound{}, false
 	}
-	found := resultFound{near: shorten.Runes(rl.raw, 120), index: i}
+	found := ResultFound{Near: shorten.Runes(rl.raw, 120), index: i}
 	switch {
 	case glued:
-		found.problem = "the key is not followed by ':' and a verdict"
+		found.Problem = "the key is not followed by ':' and a verdict"
 		return found, true
 	case prose:
-		found.problem = "the line is followed by other text"
+		found.Problem = "the line is followed by other text"
 		return found, true
 	case rl.table:
-		found.problem = "a table cell is not a result line"
+		found.Problem = "a table cell is not a result line"
 		return found, true
 	}
 	if candidates[0].verdict == "" { // a token line: REQUIREMENTS_CLEAR
 		switch {
 		case rl.sep:
-			found.problem = "this line takes no value"
+			found.Problem = "this line takes no value"
 		case strings.ContainsAny(rl.raw, crossMarks):
-			found.problem = "its mark says no"
+			found.Problem = "its mark says no"
 		default:
 			if p := checkTail(rl.rest, nil); p != "" {
-				found.problem = strings.Replace(p, "the verdict", "the line", 1)
+				found.Problem = strings.Replace(p, "the verdict", "the line", 1)
 			} else {
-				return resultFound{form: candidates[0].form, index: i}, true
+				return ResultFound{Form: candidates[0].form, index: i}, true
 			}
 		}
 		return found, true
 	}
 	if !rl.sep {
-		found.problem = "the key is not followed by ':' and a verdict"
+		found.Problem = "the key is not followed by ':' and a verdict"
 		return found, true
 	}
 	verdict, problem := readVerdict(rl.rest)
@@ -447,15 +447,15 @@ func readResultAt(line string, i int, fs []resultForm) (resultFound, bool) {
 		problem = oppositeMark(verdict, rl.raw)
 	}
 	if problem != "" {
-		found.problem = problem
+		found.Problem = problem
 		return found, true
 	}
 	for _, f := range candidates {
 		if f.verdict == verdict {
-			return resultFound{form: f.form, index: i}, true
+			return ResultFound{Form: f.form, index: i}, true
 		}
 	}
-	found.problem = fmt.Sprintf("%s is not one of this step's verdicts", verdict)
+	found.Problem = fmt.Sprintf("%s is not one of this step's verdicts", verdict)
 	return found, true
 }
 
@@ -566,12 +566,12 @@ func verdictTokens(line string) []string {
 	return out
 }
 
-// missingLineProblem says, for both workflows' nudges, why text has none of
+// MissingLineProblem says, for both workflows' nudges, why text has none of
 // the owed result lines: the refused line quoted with its problem, or the
 // lines to add.
-func missingLineProblem(text string, owed []string) string {
-	if found := readResult(text, owed); found.near != "" {
-		return fmt.Sprintf("your result line %q was not read: %s. End your report with exactly `%s`, alone on its line.", found.near, found.problem, strings.Join(owed, "` or `"))
+func MissingLineProblem(text string, owed []string) string {
+	if found := ReadResult(text, owed); found.Near != "" {
+		return fmt.Sprintf("your result line %q was not read: %s. End your report with exactly `%s`, alone on its line.", found.Near, found.Problem, strings.Join(owed, "` or `"))
 	}
 	return fmt.Sprintf("your report must end with the result line `%s`, alone on its line.", strings.Join(owed, "` or `"))
 }
@@ -579,15 +579,15 @@ func missingLineProblem(text string, owed []string) string {
 // FindResult returns the result form the text ends with (the last line
 // with one of the forms' keys, read by the grammar), or "".
 func FindResult(text string, forms []string) string {
-	return readResult(text, forms).form
+	return ReadResult(text, forms).Form
 }
 
-// keyLine finds the last line of text with the given key and a separator;
+// KeyLine finds the last line of text with the given key and a separator;
 // it returns the value and the line as written.
-func keyLine(text, key string) (value, raw string, found bool) {
+func KeyLine(text, key string) (value, raw string, found bool) {
 	lines := strings.Split(text, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		rl, ok := readResultLine(lines[i])
+		rl, ok := ReadResultLine(lines[i])
 		if ok && rl.sep && rl.key == key && !rl.table {
 			return rl.rest, rl.raw, true
 		}
@@ -595,127 +595,14 @@ func keyLine(text, key string) (value, raw string, found bool) {
 	return "", "", false
 }
 
-// Keys of the task-list lines.
-const (
-	keyFailingTasks = "FAILING TASKS"
-	keyFixTasks     = "FIX TASKS"
-)
-
-// taskRefs reads a list of task references: "02, 05", "Task 02 and Task
-// 05", "#2; #5", "01-03", "none". Text in parentheses is a comment. ok is
-// false, and bad quotes the item, when an item is not a task reference.
-func taskRefs(value string) (nums []int, none, ok bool, bad string) {
-	if p, found := conjoinedParen(value); found {
-		return nil, false, false, p
-	}
-	// "03 — the CLI bypasses the encoder", "02 ❌, 04 ❌": a dash note and
-	// marks are not task references.
-	value, _ = cutDashNote(value)
-	value = strings.Map(func(r rune) rune {
-		if isEmoji(r) {
-			return -1
-		}
-		return r
-	}, value)
-	value = stripParens(value)
-	value = strings.Trim(value, " \t*`_.")
-	if value == "" {
-		return nil, false, false, ""
-	}
-	items := strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ';' || r == ' ' || r == '\t' || r == '&' })
-	for i := 0; i < len(items); i++ {
-		item := strings.Trim(items[i], "*`_.#[]")
-		switch strings.ToLower(item) {
-		case "", "and", "task", "tasks":
-			continue
-		case "none", "n/a", "-":
-			none = true
-			continue
-		}
-		if lo, hi, isRange := strings.Cut(item, "-"); isRange {
-			a, errA := refNumber(lo)
-			b, errB := refNumber(hi)
-			if errA != nil || errB != nil || b < a || b-a > 50 {
-				return nil, false, false, items[i]
-			}
-			for n := a; n <= b; n++ {
-				nums = appendNew(nums, n)
-			}
-			continue
-		}
-		n, err := refNumber(item)
-		if err != nil {
-			return nil, false, false, items[i]
-		}
-		nums = appendNew(nums, n)
-	}
-	if none && len(nums) > 0 {
-		return nil, false, false, value
-	}
-	return nums, none, true, ""
-}
-
-// reConjoined is a parenthetical that adds a task: "(and 02)", "(also
-// breaks Task 02)", "(+ 03)". It is not a comment.
-var reConjoined = lazyRegexp(`(?i)\(\s*(?:and|&|\+|also|plus|as well as|,)\b?[^)]*?\b(?:task\s*#?\s*)?\d{1,4}\b[^)]*\)`)
-
-// conjoinedParen finds a parenthetical that names another task.
-func conjoinedParen(s string) (string, bool) {
-	m := reConjoined.FindString(s)
-	return m, m != ""
-}
-
-// refNumber reads "02", "Task02" or "#2".
-func refNumber(s string) (int, error) {
-	s = strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(s), "task"), "#")
-	if s == "" || len(s) > 4 || strings.TrimLeft(s, "0123456789") != "" {
-		return 0, fmt.Errorf("not a task number")
-	}
-	return strconv.Atoi(s)
-}
-
-func appendNew(list []int, n int) []int {
-	if contains(list, n) {
-		return list
-	}
-	return append(list, n)
-}
-
-// stripParens drops parenthesized comments: "02 (regression)" is "02 ".
-func stripParens(s string) string {
-	var b strings.Builder
-	depth := 0
-	for _, r := range s {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')' && depth > 0:
-			depth--
-		case depth == 0:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// FailingTasks reads the last "FAILING TASKS: 02, 05" line.
-func FailingTasks(text string) []int {
-	v, _, found := keyLine(text, keyFailingTasks)
-	if !found {
-		return nil
-	}
-	nums, _, _, _ := taskRefs(v)
-	return nums
-}
-
 // isResultKey reports whether line is a result line of one of the forms'
 // keys (or a task-list line), for summaries that skip them.
 func isResultKey(line string, keys []string) bool {
-	rl, ok := readResultLine(line)
+	rl, ok := ReadResultLine(line)
 	if !ok {
 		return false
 	}
-	return contains(keys, rl.key) || rl.key == keyFailingTasks || rl.key == keyFixTasks
+	return slices.Contains(keys, rl.key) || rl.key == KeyFailingTasks || rl.key == KeyFixTasks
 }
 
 func formKeys(forms []string) []string {
@@ -728,8 +615,52 @@ func formKeys(forms []string) []string {
 }
 
 func appendNewString(list []string, s string) []string {
-	if contains(list, s) {
+	if slices.Contains(list, s) {
 		return list
 	}
 	return append(list, s)
 }
+
+// Marker matches a result marker at the start of a line, read by the
+// result-line grammar (resultline.go): "REPORT_CREATED: x", "- **REPORT
+// CREATED:** `x`", "> report_created = x". It returns the rest of the line
+// after the separator. A table row is not a marker.
+func Marker(line, marker string) (rest string, ok bool) {
+	rl, found := ReadResultLine(line)
+	if !found || !rl.sep || rl.table || rl.key != CanonicalKey(strings.TrimSuffix(marker, ":")) {
+		return "", false
+	}
+	return strings.TrimLeft(rl.rest, "*`_ \t"), true
+}
+
+// SummaryOf is a short extract of an agent's text for checkpoint lines: the
+// first non-empty line that is not a result line, clipped.
+func SummaryOf(text string, skip ...string) string {
+	keys := formKeys(skip)
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Trim(line, " \t\r#*`>-_") == "" || isResultKey(line, keys) {
+			continue
+		}
+		return shorten.Runes(shorten.OneLine(strings.Trim(line, " #*")), 80)
+	}
+	return ""
+}
+
+// WithoutLines drops the lines of text that are result lines of the forms'
+// keys.
+func WithoutLines(text string, forms ...string) string {
+	keys := formKeys(forms)
+	var keep []string
+	for _, line := range strings.Split(text, "\n") {
+		if !isResultKey(line, keys) {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// Keys of the task-list lines.
+const (
+	KeyFailingTasks = "FAILING TASKS"
+	KeyFixTasks     = "FIX TASKS"
+)

@@ -12,15 +12,15 @@ import (
 // failure comes back as PostToolUseFailure. orch-hook logs it, so status
 // shows what the model tried (README, "Threat model").
 
-// refusedBySandbox: a failed Bash command's error that says the sandbox
+// RefusedBySandbox: a failed Bash command's error that says the sandbox
 // (a read-only file system) or orch-hook's tripwire refused it.
-func refusedBySandbox(failure string) bool {
+func RefusedBySandbox(failure string) bool {
 	return strings.Contains(strings.ToLower(failure), "read-only file system") || strings.Contains(failure, "orch-hook: refusing `orch-hook")
 }
 
-// sandboxRefusal logs a Bash command the sandbox or the tripwire stopped.
-func sandboxRefusal(c *Call) (Outcome, bool) {
-	if c.Tool != "Bash" || !refusedBySandbox(c.Failure) {
+// SandboxRefusal logs a Bash command the sandbox or the tripwire stopped.
+func SandboxRefusal(c *Call) (Outcome, bool) {
+	if c.Tool != "Bash" || !RefusedBySandbox(c.Failure) {
 		return Outcome{}, false
 	}
 	what := "the sandbox refused a Bash write (read-only file system)"
@@ -28,22 +28,22 @@ func sandboxRefusal(c *Call) (Outcome, bool) {
 		what = "orch-hook refused to run from the model's shell"
 	}
 	o := Outcome{}
-	o.log(Record{Type: RecDeny, Reason: fmt.Sprintf("%s: %s", what, shorten.Runes(shorten.OneLine(c.Command), 200)), ToolUseID: c.ToolUseID, AgentID: c.AgentID, AgentType: c.AgentType})
+	o.Log(Record{Type: RecDeny, Reason: fmt.Sprintf("%s: %s", what, shorten.Runes(shorten.OneLine(c.Command), 200)), ToolUseID: c.ToolUseID, AgentID: c.AgentID, AgentType: c.AgentType})
 	return o, true
 }
 
-// guardFinishedState keeps the state directory orch-hook's own after a
+// GuardFinishedState keeps the state directory orch-hook's own after a
 // workflow ended (complete or aborted, when nothing else is gated): a
 // checkpoint written by the model would be read by the next hook, a follow-up
 // or a new workflow.
-func guardFinishedState(c *Call, root string) (Outcome, bool) {
+func GuardFinishedState(c *Call, root string) (Outcome, bool) {
 	if c.Event != PreToolUse {
 		return Outcome{}, false
 	}
 	what := ""
 	switch {
 	case c.Tool == "Write" || c.Tool == "Edit" || c.Tool == "NotebookEdit":
-		if rel, inside := relPath(root, c.Path); inside && under(rel, StateDir) {
+		if rel, inside := RelPath(root, c.Path); inside && Under(rel, StateDir) {
 			what = rel + " is orch-hook's state; no agent writes there, also after the workflow ended. Use `orch-hook status` to read it."
 		}
 	case c.Tool == "Bash":
@@ -52,7 +52,7 @@ func guardFinishedState(c *Call, root string) (Outcome, bool) {
 		}
 	case IsMCP(c.Tool) && MCPWrites(c.Tool):
 		for _, p := range c.MCPPaths {
-			if rel, inside := relPath(root, p); inside && under(rel, StateDir) {
+			if rel, inside := RelPath(root, p); inside && Under(rel, StateDir) {
 				what = rel + " is orch-hook's state; no tool writes there."
 			}
 		}
@@ -62,6 +62,6 @@ func guardFinishedState(c *Call, root string) (Outcome, bool) {
 	}
 	reason := "orch-hook: " + what
 	o := Outcome{Verdict: Deny, Reason: reason}
-	o.log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
+	o.Log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
 	return o, true
 }

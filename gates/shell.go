@@ -3,6 +3,7 @@ package gates
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -2065,14 +2066,14 @@ func shTexts(w shWord, vars map[string]string) []string {
 	return out
 }
 
-var shJoinRE = lazyRegexp(`['"]\s*[+.]?\s*['"]`)
+var shJoinRE = LazyRegexp(`['"]\s*[+.]?\s*['"]`)
 
 // shNorm lower-cases a spelling, joins adjacent string literals as a
 // script would ('orch-'+'hook', "a" . "b") and drops backslashes.
 func shNorm(s string) string {
 	s = strings.ToLower(s)
 	if strings.ContainsAny(s, `'"`) {
-		s = shJoinRE.get().ReplaceAllString(s, "")
+		s = shJoinRE.Regexp().ReplaceAllString(s, "")
 	}
 	return strings.ReplaceAll(s, `\`, "")
 }
@@ -2342,7 +2343,7 @@ func (sc *shScan) bases(start string) (bases []string, unknown bool) {
 			}
 			target := shPatNorm(w.pattern)
 			for _, b := range bases {
-				if next := shJoin(b, target); !contains(bases, next) {
+				if next := shJoin(b, target); !slices.Contains(bases, next) {
 					bases = append(bases, next)
 				}
 			}
@@ -3211,7 +3212,7 @@ func shOnlyVersion(args []shWord) bool {
 }
 
 // shSedScriptRE finds sed's w/W (write a file) and e (run a command).
-var shSedScriptRE = lazyRegexp(`(^|[^a-zA-Z]|/[gpIiMm0-9]+)[wWe](\s|;|\}|$)`)
+var shSedScriptRE = LazyRegexp(`(^|[^a-zA-Z]|/[gpIiMm0-9]+)[wWe](\s|;|\}|$)`)
 
 func shSedWrites(args []shWord) bool {
 	scripted := false

@@ -746,7 +746,7 @@ var topicWrites = []struct{ cmd, cwd string }{
 func TestShellTopicWrites(t *testing.T) {
 	for _, tc := range topicWrites {
 		c := &Call{Event: PreToolUse, Tool: "Bash", Command: tc.cmd, CwdRel: tc.cwd}
-		if !c.reaches("specs/001_x") {
+		if !c.Reaches("specs/001_x") {
 			t.Errorf("%q (in %q) does not reach specs/001_x", tc.cmd, tc.cwd)
 		}
 		if !NeedsState(c) {
@@ -756,8 +756,8 @@ func TestShellTopicWrites(t *testing.T) {
 	// The same, for a topic under .claude/specs.
 	for _, cmd := range []string{"cd .claude; tar -xf /tmp/forged.tar", "cp -r /tmp/forged .claude", "cd .claude/specs && printf x > 001_x/reports/a.md"} {
 		c := &Call{Event: PreToolUse, Tool: "Bash", Command: cmd}
-		if !c.reaches(".claude/specs/001_x") || !NeedsState(c) {
-			t.Errorf("%q: reaches .claude/specs/001_x %v, needs the state %v; want both", cmd, c.reaches(".claude/specs/001_x"), NeedsState(c))
+		if !c.Reaches(".claude/specs/001_x") || !NeedsState(c) {
+			t.Errorf("%q: reaches .claude/specs/001_x %v, needs the state %v; want both", cmd, c.Reaches(".claude/specs/001_x"), NeedsState(c))
 		}
 	}
 }
@@ -784,7 +784,7 @@ func TestShellTopicNotReached(t *testing.T) {
 		{"echo specs > notes.txt", "", true},
 	} {
 		c := &Call{Event: PreToolUse, Tool: "Bash", Command: tc.cmd, CwdRel: tc.cwd}
-		if c.reaches("specs/001_x") {
+		if c.Reaches("specs/001_x") {
 			t.Errorf("%q (in %q) reaches specs/001_x", tc.cmd, tc.cwd)
 		}
 		if NeedsState(c) != tc.needs {
@@ -965,9 +965,9 @@ func BenchmarkShell(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				c := &Call{Event: PreToolUse, Tool: "Bash", Command: cmd}
-				c.touchesState()
+				c.TouchesState()
 				c.namesBinary()
-				c.reaches(".claude/specs")
+				c.Reaches(".claude/specs")
 			}
 		})
 	}

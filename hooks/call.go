@@ -47,9 +47,9 @@ type agentResponse struct {
 	} `json:"content"`
 }
 
-// toCall normalizes a hook payload for package gates. root is the project
+// ToCall normalizes a hook payload for package gates. root is the project
 // root, used to resolve relative file paths.
-func toCall(in *Input, root string) *gates.Call {
+func ToCall(in *Input, root string) *gates.Call {
 	c := &gates.Call{
 		Event:     in.HookEventName,
 		Session:   in.SessionID,
@@ -158,7 +158,7 @@ func cwdRel(root, cwd string) string {
 // inside the project (outside, too long, a ~user form, a link loop).
 func confinePath(in *Input, root, path string) (real string, ok bool) {
 	if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~") {
-		path = orDefault(in.Cwd, root) + string(filepath.Separator) + path
+		path = gates.OrText(in.Cwd, root) + string(filepath.Separator) + path
 	}
 	real, ok = state.Confine(root, path)
 	if !ok && len(real) > 200 {
@@ -233,18 +233,4 @@ func pathKey(key string) bool {
 		prev = r
 	}
 	return check()
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-// isStartPrompt recognizes "/orch-hook:orchestrate <request>" (or the
-// /orch-hook-orchestrate form of an init install).
-func isStartPrompt(prompt string) bool {
-	p := strings.TrimSpace(prompt)
-	return strings.HasPrefix(p, "/orch-hook:orchestrate") || strings.HasPrefix(p, "/orch-hook-orchestrate")
 }

@@ -1,7 +1,9 @@
-// Package hooks speaks Claude Code's hook wire protocol: it decodes one hook
-// event from stdin, asks the workflow (package gates) for a decision against
-// the state (package state), and renders that decision as the exit code and
-// stdout JSON Claude Code reads. Allow is always silent.
+// Package hooks speaks Claude Code's hook wire protocol and nothing else:
+// it decodes one hook event from stdin (Decode), normalizes it into the
+// kernel's gates.Call (ToCall, paths confined to the project), and renders
+// a Decision as the exit code and stdout JSON Claude Code reads (Render).
+// Allow is always silent. What is decided, and against which state, is
+// package internal/app's.
 package hooks
 
 import (

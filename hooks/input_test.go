@@ -504,25 +504,3 @@ func TestKnownKeys(t *testing.T) {
 		t.Errorf("a U+017F spelling of dangerouslyDisableSandbox: %v", err)
 	}
 }
-
-func TestOrchCommand(t *testing.T) {
-	for _, tc := range []struct {
-		prompt, name, args string
-		ok                 bool
-	}{
-		{"/orch-hook:protect", "protect", "", true},
-		{"  /orch-hook:protect --shared  ", "protect", "--shared", true},
-		{"/orch-hook-protect\t--dry-run", "protect", "--dry-run", true},
-		{"/orch-hook:protection", "protection", "", true},
-		{"/orch-hook:", "", "", false},
-		{"please /orch-hook:protect", "", "", false},
-	} {
-		name, args, ok := orchCommand(tc.prompt)
-		if name != tc.name || args != tc.args || ok != tc.ok {
-			t.Errorf("orchCommand(%q) = %q, %q, %v", tc.prompt, name, args, ok)
-		}
-	}
-	if _, ok := protectPrompt("/orch-hook:protection"); ok {
-		t.Error("/orch-hook:protection read as protect")
-	}
-}

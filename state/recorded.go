@@ -12,7 +12,7 @@ import (
 
 // RecordedDir holds orch-hook's copy of each plan file as it last recorded
 // it, under the file's own name (relative to the project root). A copy is
-// written when the recorded hash of its file changes (gates.RecordedCopies)
+// written when the recorded hash of its file changes (orchestrate.RecordedCopies)
 // and read only to show what changed and to put it back: it proves
 // nothing, the hash in the sealed checkpoint decides.
 const RecordedDir = Dir + "/" + recordedName

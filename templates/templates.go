@@ -16,6 +16,8 @@ import (
 	"text/template"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/coordinate"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 )
 
@@ -91,28 +93,28 @@ func (t Target) Command(name string) string { return t.CommandPrefix + name }
 
 // lines are the result lines the gates expect, by the key templates use.
 var lines = map[string]string{
-	"clear":         gates.LineClear,
-	"questions":     gates.LineQuestions,
-	"discovery":     gates.LineDiscovery,
-	"gate-pass":     gates.LineGatePass,
-	"gate-fail":     gates.LineGateFail,
-	"ux-pass":       gates.LineUXPass,
-	"ux-fail":       gates.LineUXFail,
+	"clear":         orchestrate.LineClear,
+	"questions":     orchestrate.LineQuestions,
+	"discovery":     orchestrate.LineDiscovery,
+	"gate-pass":     orchestrate.LineGatePass,
+	"gate-fail":     orchestrate.LineGateFail,
+	"ux-pass":       orchestrate.LineUXPass,
+	"ux-fail":       orchestrate.LineUXFail,
 	"impl-complete": gates.LineImplComplete,
 	"impl-blocked":  gates.LineImplBlocked,
-	"analysis":      gates.LineAnalysis,
-	"extraction":    gates.LineExtraction,
+	"analysis":      orchestrate.LineAnalysis,
+	"extraction":    orchestrate.LineExtraction,
 	// The task lists: a quality-gate FAIL names the failing tasks;
 	// FAILURE_ANALYSIS names the tasks to fix when the gate named none.
-	"failing-tasks": gates.LineFailingTasks,
-	"fix-tasks":     gates.LineFixTasks,
+	"failing-tasks": orchestrate.LineFailingTasks,
+	"fix-tasks":     orchestrate.LineFixTasks,
 	// The coordinate workflow.
-	"report-created":      gates.LineReportCreated,
-	"plan-created":        gates.LinePlanCreated,
-	"supervisor-complete": gates.LineSupervisorComplete,
-	"supervisor-failed":   gates.LineSupervisorFailed,
-	"tests-pass":          gates.LineTestsPass,
-	"tests-fail":          gates.LineTestsFail,
+	"report-created":      coordinate.LineReportCreated,
+	"plan-created":        coordinate.LinePlanCreated,
+	"supervisor-complete": coordinate.LineSupervisorComplete,
+	"supervisor-failed":   coordinate.LineSupervisorFailed,
+	"tests-pass":          coordinate.LineTestsPass,
+	"tests-fail":          coordinate.LineTestsFail,
 }
 
 // Line returns a result line by key; an unknown key fails the render.
@@ -124,30 +126,30 @@ func (t Target) Line(key string) (string, error) {
 }
 
 // MaxRounds is the clarification-round limit the texts quote.
-func (t Target) MaxRounds() int { return gates.MaxRounds }
+func (t Target) MaxRounds() int { return orchestrate.MaxRounds }
 
 // MaxDiscovery is the discovery limit the texts quote.
-func (t Target) MaxDiscovery() int { return gates.MaxDiscovery }
+func (t Target) MaxDiscovery() int { return orchestrate.MaxDiscovery }
 
 // MaxFixIterations is how many 4b failures of a phase escalate.
-func (t Target) MaxFixIterations() int { return gates.MaxFixIterations }
+func (t Target) MaxFixIterations() int { return orchestrate.MaxFixIterations }
 
 // MaxBlocked is how many IMPLEMENTATION STATUS: BLOCKED results make a task
 // count as returned (the first, then MaxBlockedRetry relaunches).
-func (t Target) MaxBlocked() int { return gates.MaxBlockedRetry + 1 }
+func (t Target) MaxBlocked() int { return orchestrate.MaxBlockedRetry + 1 }
 
 // MaxDebugRetries is the coordinate workflow's debug -> test retry limit.
-func (t Target) MaxDebugRetries() int { return gates.MaxDebugRetries }
+func (t Target) MaxDebugRetries() int { return coordinate.MaxDebugRetries }
 
 // MinWorkers is how many workers must succeed for a supervisor with failed
 // workers to report SUPERVISOR_COMPLETE.
-func (t Target) MinWorkers() int { return gates.MinSuccessfulWorkers }
+func (t Target) MinWorkers() int { return coordinate.MinSuccessfulWorkers }
 
 // MaxSummaryWords bounds a supervisor's summary.
-func (t Target) MaxSummaryWords() int { return gates.MaxSummaryWords }
+func (t Target) MaxSummaryWords() int { return coordinate.MaxSummaryWords }
 
 // MaxKeyFindings bounds a supervisor's key_findings.
-func (t Target) MaxKeyFindings() int { return gates.MaxKeyFindings }
+func (t Target) MaxKeyFindings() int { return coordinate.MaxKeyFindings }
 
 // Supervisor parameterizes templates/partials/supervisor.md.tmpl, the one
 // text of the three sub-supervisors; an agent template includes it with
@@ -167,15 +169,15 @@ type Supervisor struct {
 // supervisors are the three kinds of sub-supervisor.
 var supervisors = map[string]Supervisor{
 	"research": {
-		Kind: "research", Self: gates.ResearchSupervisor, Worker: gates.ResearchSpecialist,
+		Kind: "research", Self: coordinate.ResearchSupervisor, Worker: coordinate.ResearchSpecialist,
 		Unit: "topic", Units: "topics", First: "Topic: <topic>",
 	},
 	"implementation": {
-		Kind: "implementation", Self: gates.ImplSupervisor, Worker: gates.ImplementationExec,
+		Kind: "implementation", Self: coordinate.ImplSupervisor, Worker: coordinate.ImplementationExec,
 		Unit: "track", Units: "tracks", First: "Track N: <phase title>",
 	},
 	"testing": {
-		Kind: "testing", Self: gates.TestSupervisor, Worker: gates.TestSpecialist,
+		Kind: "testing", Self: coordinate.TestSupervisor, Worker: coordinate.TestSpecialist,
 		Unit: "test stage", Units: "test stages", First: "Stage: <stage>",
 	},
 }

@@ -14,6 +14,8 @@ import (
 	"unicode"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/coordinate"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
 )
 
 // repoRoot is the plugin root: the rendered files are committed there.
@@ -137,7 +139,7 @@ func eachAgent(t *testing.T, agents []string, check func(a agentDef)) {
 }
 
 func TestAgents(t *testing.T) {
-	eachAgent(t, gates.WorkflowAgents, func(a agentDef) {
+	eachAgent(t, orchestrate.WorkflowAgents, func(a agentDef) {
 		if a.tools["Agent"] {
 			t.Errorf("%s: a workflow agent must not launch agents", a.path)
 		}
@@ -169,9 +171,9 @@ func TestCommands(t *testing.T) {
 			}
 		}
 	}
-	orchestrate := string(files["commands/orchestrate.md"])
-	for _, agent := range gates.WorkflowAgents {
-		if !strings.Contains(orchestrate, "orch-hook:"+agent) {
+	orchestrateCmd := string(files["commands/orchestrate.md"])
+	for _, agent := range orchestrate.WorkflowAgents {
+		if !strings.Contains(orchestrateCmd, "orch-hook:"+agent) {
 			t.Errorf("the orchestrate command never names orch-hook:%s", agent)
 		}
 	}
@@ -264,9 +266,9 @@ func TestMissingBinary(t *testing.T) {
 // coordSupervisors are the coordinate workflow's sub-supervisors, by the
 // kind of the shared partial that renders them.
 var coordSupervisors = map[string]string{
-	gates.ResearchSupervisor: "research",
-	gates.ImplSupervisor:     "implementation",
-	gates.TestSupervisor:     "testing",
+	coordinate.ResearchSupervisor: "research",
+	coordinate.ImplSupervisor:     "implementation",
+	coordinate.TestSupervisor:     "testing",
 }
 
 // TestCoordAgents: every coordinate agent is defined for both targets, its
@@ -274,7 +276,7 @@ var coordSupervisors = map[string]string{
 // launch agents and name their worker as the target spells it, workers
 // cannot launch agents.
 func TestCoordAgents(t *testing.T) {
-	eachAgent(t, gates.CoordAgents, func(a agentDef) {
+	eachAgent(t, coordinate.Agents, func(a agentDef) {
 		agent := a.fm["name"]
 		kind, supervisor := coordSupervisors[agent]
 		if a.tools["Agent"] != supervisor {
@@ -293,7 +295,7 @@ func TestCoordAgents(t *testing.T) {
 }
 
 // TestSupervisorExamples: the SUPERVISOR_COMPLETE example each supervisor
-// is taught parses, uses only fields of gates.SupervisorResult, and keeps
+// is taught parses, uses only fields of coordinate.SupervisorResult, and keeps
 // the aggregation rules orch-hook checks; its SUPERVISOR_FAILED example
 // parses as a failure with errors.
 func TestSupervisorExamples(t *testing.T) {
@@ -303,41 +305,41 @@ func TestSupervisorExamples(t *testing.T) {
 	}
 	for agent, kind := range coordSupervisors {
 		doc := string(files["agents/"+agent+".md"])
-		res, failed, err := gates.ParseSupervisor(doc)
+		res, failed, err := coordinate.ParseSupervisor(doc)
 		if err != nil || !failed || len(res.Errors) == 0 {
 			t.Errorf("%s: the last example is not a SUPERVISOR_FAILED with errors: %+v, %v, %v", agent, res, failed, err)
 		}
-		cut := strings.LastIndex(doc, "\n"+gates.LineSupervisorFailed)
-		res, failed, err = gates.ParseSupervisor(doc[:cut])
+		cut := strings.LastIndex(doc, "\n"+coordinate.LineSupervisorFailed)
+		res, failed, err = coordinate.ParseSupervisor(doc[:cut])
 		if err != nil || failed {
 			t.Fatalf("%s: the SUPERVISOR_COMPLETE example does not parse: %v (failed %v)", agent, err, failed)
 		}
 		dec := json.NewDecoder(strings.NewReader(res.Raw))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&gates.SupervisorResult{}); err != nil {
-			t.Errorf("%s: the example has a field gates.SupervisorResult does not: %v", agent, err)
+		if err := dec.Decode(&coordinate.SupervisorResult{}); err != nil {
+			t.Errorf("%s: the example has a field coordinate.SupervisorResult does not: %v", agent, err)
 		}
 		if !strings.HasPrefix(res.SupervisorID, strings.ReplaceAll(agent, "-", "_")+"_") {
 			t.Errorf("%s: supervisor_id %q", agent, res.SupervisorID)
 		}
 		// Workers as orch-hook would have observed them.
-		var workers []gates.WorkerRecord
+		var workers []coordinate.WorkerRecord
 		switch kind {
 		case "research":
 			for _, p := range res.ReportsCreated {
-				workers = append(workers, gates.WorkerRecord{Status: gates.WorkerCompleted, OutputPath: p, DurationMs: res.TotalDurationMs / int64(len(res.ReportsCreated))})
+				workers = append(workers, coordinate.WorkerRecord{Status: coordinate.WorkerCompleted, OutputPath: p, DurationMs: res.TotalDurationMs / int64(len(res.ReportsCreated))})
 			}
 			if res.TopicsResearched != len(res.ReportsCreated) || res.TopicsResearched < 4 {
 				t.Errorf("%s: topics_researched %d, reports %d", agent, res.TopicsResearched, len(res.ReportsCreated))
 			}
 		case "implementation":
-			workers = []gates.WorkerRecord{{Status: gates.WorkerCompleted, DurationMs: res.TotalDurationMs}}
+			workers = []coordinate.WorkerRecord{{Status: coordinate.WorkerCompleted, DurationMs: res.TotalDurationMs}}
 			if res.TracksCompleted == 0 || res.SequentialDurationMs != res.TotalDurationMs || res.ParallelDurationMs == 0 ||
 				int64(res.TimeSavingsPercent) != (res.SequentialDurationMs-res.ParallelDurationMs)*100/res.SequentialDurationMs {
 				t.Errorf("%s: implementation fields inconsistent: %+v", agent, res)
 			}
 		case "testing":
-			workers = []gates.WorkerRecord{{Status: gates.WorkerCompleted, DurationMs: res.TotalDurationMs}}
+			workers = []coordinate.WorkerRecord{{Status: coordinate.WorkerCompleted, DurationMs: res.TotalDurationMs}}
 			if res.TotalTests == 0 || res.TestsPassed+res.TestsFailed != res.TotalTests {
 				t.Errorf("%s: test counts inconsistent: %+v", agent, res)
 			}
@@ -346,7 +348,7 @@ func TestSupervisorExamples(t *testing.T) {
 				t.Errorf("%s: the example does not end with tests_passed and tests_failed", agent)
 			}
 		}
-		if v := gates.CheckAggregation(res, workers, nil); len(v) > 0 {
+		if v := coordinate.CheckAggregation(res, workers, nil); len(v) > 0 {
 			t.Errorf("%s: the example breaks the aggregation rules: %v", agent, v)
 		}
 	}
@@ -405,12 +407,12 @@ func TestCoordinateCommand(t *testing.T) {
 		if !strings.Contains(text, "\n$ARGUMENTS\n") {
 			t.Errorf("%s does not quote the user's description", path)
 		}
-		for _, agent := range gates.CoordAgents {
+		for _, agent := range coordinate.Agents {
 			if !strings.Contains(text, "`"+target.Agent(agent)+"`") {
 				t.Errorf("%s never names %s", path, target.Agent(agent))
 			}
 		}
-		for _, scope := range gates.Scopes {
+		for _, scope := range coordinate.Scopes {
 			if !strings.Contains(text, "| "+scope+" |") {
 				t.Errorf("%s does not give the path of scope %s", path, scope)
 			}
@@ -446,17 +448,17 @@ var (
 // them (gates.jobFor): every job of gates/workflow.go but read-only and
 // unsupported.
 var agentJobs = map[string][]string{
-	gates.Analyst:     {gates.JobClarify},
-	gates.Researcher:  {gates.JobDiscovery},
-	gates.Explorer:    {gates.JobDiscovery},
-	gates.Planner:     {gates.JobPlan, gates.JobPhase, gates.JobAnalysis, gates.JobExtraction},
-	gates.Implementer: {gates.JobImplement, gates.JobFix},
-	gates.Quality:     {gates.JobGate, gates.JobFinal},
-	gates.UXDX:        {gates.JobUXDX},
+	orchestrate.Analyst:     {orchestrate.JobClarify},
+	orchestrate.Researcher:  {orchestrate.JobDiscovery},
+	orchestrate.Explorer:    {orchestrate.JobDiscovery},
+	orchestrate.Planner:     {orchestrate.JobPlan, orchestrate.JobPhase, orchestrate.JobAnalysis, orchestrate.JobExtraction},
+	orchestrate.Implementer: {orchestrate.JobImplement, orchestrate.JobFix},
+	orchestrate.Quality:     {orchestrate.JobGate, orchestrate.JobFinal},
+	orchestrate.UXDX:        {orchestrate.JobUXDX},
 }
 
 // owedByAgent is what each agent of both workflows ends with: the lines
-// gates.OwedLines gives its jobs (plus the task lists a gate FAIL and
+// orchestrate.OwedLines gives its jobs (plus the task lists a gate FAIL and
 // FAILURE_ANALYSIS add), and the coordinate workflow's markers.
 func owedByAgent(t *testing.T) map[string][]owedLine {
 	t.Helper()
@@ -472,26 +474,26 @@ func owedByAgent(t *testing.T) map[string][]owedLine {
 	for agent, jobs := range agentJobs {
 		out[agent] = nil
 		for _, job := range jobs {
-			for _, l := range gates.OwedLines(job) {
+			for _, l := range orchestrate.OwedLines(job) {
 				add(agent, owedLine{line: l})
 			}
 		}
 	}
-	add(gates.Quality, owedLine{gates.LineFailingTasks, taskListValue})
-	add(gates.Planner, owedLine{lines["fix-tasks"], taskListValue})
-	for _, agent := range []string{gates.ResearchSpecialist, gates.DebugAnalyst, gates.DocWriter} {
-		add(agent, owedLine{gates.LineReportCreated, pathValue})
+	add(orchestrate.Quality, owedLine{orchestrate.LineFailingTasks, taskListValue})
+	add(orchestrate.Planner, owedLine{lines["fix-tasks"], taskListValue})
+	for _, agent := range []string{coordinate.ResearchSpecialist, coordinate.DebugAnalyst, coordinate.DocWriter} {
+		add(agent, owedLine{coordinate.LineReportCreated, pathValue})
 	}
-	add(gates.PlanArchitect, owedLine{gates.LinePlanCreated, pathValue})
-	add(gates.ImplementationExec, owedLine{line: gates.LineImplComplete})
-	add(gates.ImplementationExec, owedLine{line: gates.LineImplBlocked})
-	add(gates.TestSpecialist, owedLine{line: gates.LineTestsPass})
-	add(gates.TestSpecialist, owedLine{line: gates.LineTestsFail})
+	add(coordinate.PlanArchitect, owedLine{coordinate.LinePlanCreated, pathValue})
+	add(coordinate.ImplementationExec, owedLine{line: gates.LineImplComplete})
+	add(coordinate.ImplementationExec, owedLine{line: gates.LineImplBlocked})
+	add(coordinate.TestSpecialist, owedLine{line: coordinate.LineTestsPass})
+	add(coordinate.TestSpecialist, owedLine{line: coordinate.LineTestsFail})
 	for agent := range coordSupervisors {
-		add(agent, owedLine{gates.LineSupervisorComplete, jsonValue})
-		add(agent, owedLine{gates.LineSupervisorFailed, jsonValue})
+		add(agent, owedLine{coordinate.LineSupervisorComplete, jsonValue})
+		add(agent, owedLine{coordinate.LineSupervisorFailed, jsonValue})
 	}
-	for _, agent := range append(append([]string(nil), gates.WorkflowAgents...), gates.CoordAgents...) {
+	for _, agent := range append(append([]string(nil), orchestrate.WorkflowAgents...), coordinate.Agents...) {
 		if _, ok := out[agent]; !ok {
 			t.Errorf("the agent %s has no entry in owedByAgent: add what it ends with", agent)
 		}
@@ -645,7 +647,7 @@ func body(doc string) string {
 
 // TestResultLinesOnceAtTheEnd: every agent that owes a result line states
 // its line(s) once, in its last section ("## Result ..."), exactly as the
-// gates expect them (gates.OwedLines, the coordinate markers), every
+// gates expect them (orchestrate.OwedLines, the coordinate markers), every
 // alternative there; no other line of the body shows one of its keys, in
 // any spelling. An agent that owes none has no such section. Commands
 // spell every result line they mention as the gates do.
@@ -767,7 +769,7 @@ func lastSectionMentions(t *testing.T, agent string) []string {
 func TestResultExamplesRead(t *testing.T) {
 	for agent, jobs := range agentJobs {
 		for _, job := range jobs {
-			owed := gates.OwedLines(job)
+			owed := orchestrate.OwedLines(job)
 			for _, line := range lastSectionMentions(t, agent) {
 				k, _, _ := lineKey(line)
 				for _, form := range owed {
@@ -781,25 +783,25 @@ func TestResultExamplesRead(t *testing.T) {
 		}
 	}
 	failing := 0
-	for _, line := range lastSectionMentions(t, gates.Quality) {
-		if strings.HasPrefix(line, gates.LineFailingTasks) && !strings.HasSuffix(line, "none") {
+	for _, line := range lastSectionMentions(t, orchestrate.Quality) {
+		if strings.HasPrefix(line, orchestrate.LineFailingTasks) && !strings.HasSuffix(line, "none") {
 			failing++
-			if got := gates.FailingTasks(gates.LineGateFail + "\n" + line); len(got) == 0 {
+			if got := orchestrate.FailingTasks(orchestrate.LineGateFail + "\n" + line); len(got) == 0 {
 				t.Errorf("code-quality's example %q names no failing task for the gates", line)
 			}
 		}
 	}
 	if failing == 0 {
-		t.Errorf("code-quality is not shown a %s line naming tasks", gates.LineFailingTasks)
+		t.Errorf("code-quality is not shown a %s line naming tasks", orchestrate.LineFailingTasks)
 	}
-	for _, line := range lastSectionMentions(t, gates.TestSpecialist) {
-		if _, ok := gates.ParseTests(line); !ok {
+	for _, line := range lastSectionMentions(t, coordinate.TestSpecialist) {
+		if _, ok := coordinate.ParseTests(line); !ok {
 			t.Errorf("test-specialist's %q is not read as a TESTS line", line)
 		}
 	}
-	for _, agent := range []string{gates.ResearchSpecialist, gates.DebugAnalyst, gates.DocWriter} {
+	for _, agent := range []string{coordinate.ResearchSpecialist, coordinate.DebugAnalyst, coordinate.DocWriter} {
 		for _, line := range lastSectionMentions(t, agent) {
-			if len(gates.ParseReportCreated(line)) != 1 {
+			if len(coordinate.ParseReportCreated(line)) != 1 {
 				t.Errorf("%s's %q is not read as a report path", agent, line)
 			}
 		}
@@ -807,7 +809,7 @@ func TestResultExamplesRead(t *testing.T) {
 
 	// FIX TASKS: a FAILURE_ANALYSIS after a gate that named no task.
 	var fix string
-	for _, line := range lastSectionMentions(t, gates.Planner) {
+	for _, line := range lastSectionMentions(t, orchestrate.Planner) {
 		if strings.HasPrefix(line, lines["fix-tasks"]) {
 			fix = line
 		}
@@ -816,18 +818,18 @@ func TestResultExamplesRead(t *testing.T) {
 		t.Fatalf("task-planner is not shown a %s line", lines["fix-tasks"])
 	}
 	master := "# Master Plan: x\n\nProgress: 0/6\n\n## Phase 1: One\nStatus: in progress\n"
-	plan := gates.PlanFiles{}
+	plan := orchestrate.PlanFiles{}
 	for n := 1; n <= 6; n++ {
 		master += fmt.Sprintf("- [ ] Task %02d: t%d\n", n, n)
 		plan[fmt.Sprintf("task-%02d.md", n)] = []byte(fmt.Sprintf("# Task %02d\nFiles: f%d.go\nrequires_ux_dx_review: false\n", n, n))
 	}
-	plan[gates.MasterPlan] = []byte(master)
-	w := &gates.Workflow{Kind: "orchestrate", Current: gates.SF1, Phase: 1, Plan: gates.ParsePlan(plan).Snapshot(),
-		Launches: []*gates.Launch{{ToolUseID: "t1", AgentID: "a1", Agent: gates.Planner, Job: gates.JobAnalysis, Phase: 1, State: gates.SF1, Status: gates.Running}}}
-	report := "Root cause: ...\n" + fix + "\n" + gates.LineAnalysis
-	gates.Decide(w, &gates.Call{Event: gates.SubagentStop, AgentID: "a1", AgentType: plugin.Agent(gates.Planner), Text: report}, &gates.Env{Root: "/p", Files: plan, Now: time.Now()})
-	want := gates.FailingTasks(strings.Replace(fix, lines["fix-tasks"], gates.LineFailingTasks, 1))
-	if w.Current != gates.SF2 || len(want) == 0 || fmt.Sprint(w.FailingTasks) != fmt.Sprint(want) {
+	plan[orchestrate.MasterPlan] = []byte(master)
+	w := &orchestrate.Workflow{Kind: "orchestrate", Current: orchestrate.SF1, Phase: 1, Plan: orchestrate.ParsePlan(plan).Snapshot(),
+		Launches: []*orchestrate.Launch{{ToolUseID: "t1", AgentID: "a1", Agent: orchestrate.Planner, Job: orchestrate.JobAnalysis, Phase: 1, State: orchestrate.SF1, Status: gates.Running}}}
+	report := "Root cause: ...\n" + fix + "\n" + orchestrate.LineAnalysis
+	orchestrate.Decide(w, &gates.Call{Event: gates.SubagentStop, AgentID: "a1", AgentType: plugin.Agent(orchestrate.Planner), Text: report}, &orchestrate.Env{Root: "/p", Files: plan, Now: time.Now()})
+	want := orchestrate.FailingTasks(strings.Replace(fix, lines["fix-tasks"], orchestrate.LineFailingTasks, 1))
+	if w.Current != orchestrate.SF2 || len(want) == 0 || fmt.Sprint(w.FailingTasks) != fmt.Sprint(want) {
 		t.Errorf("FAILURE_ANALYSIS ending %q: state %s, tasks to fix %v; want F2 fixing %v", report, w.Current, w.FailingTasks, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"github.com/orch-hook/orch-hook/state"
 )
@@ -39,7 +40,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		// tripwire wrong about a real hook, the call is denied where the
 		// user sees it, instead of let through by an exit code.
 		if event := hookEvent(args); event == gates.PreToolUse || event == gates.UserPromptSubmit {
-			var forged *hooks.ForgedError
+			var forged *app.ForgedError
 			errors.As(err, &forged)
 			if rerr := hooks.Render(stdout, event, hooks.Decision{Deny: true, Reason: "orch-hook: " + forged.Error() + "; " + forged.Hint() + ". If this is Claude Code's own hook, its environment carries a variable only the Bash tool's commands should (unset it where Claude Code is started)."}); rerr == nil {
 				return exitOK
@@ -87,13 +88,13 @@ func refuseFromModelShell(args []string, getenv func(string) string) error {
 	if len(args) < 2 || gates.ReadOnlyArgs(args[1:]) {
 		return nil
 	}
-	why := hooks.Tripwire(getenv)
+	why := app.Tripwire(getenv)
 	if why == "" {
 		return nil
 	}
 	what := strings.Join(args[1:], " ")
-	hooks.LogForgery(what, why)
-	return &hooks.ForgedError{Command: what, Why: why}
+	app.LogForgery(what, why)
+	return &app.ForgedError{Command: what, Why: why}
 }
 
 // hookEvent is EVENT in `orch-hook [--project DIR] hook EVENT`, else "".
@@ -190,7 +191,7 @@ func projectDir(c *cli.Context) string {
 // and repair call a state healthy only if the hooks can read it.
 func projectStore(c *cli.Context) *state.Store {
 	st := state.Open(projectRoot(c))
-	st.Check = hooks.CheckWorkflow
+	st.Check = app.CheckWorkflow
 	return st
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -117,7 +117,7 @@ func explainCommand(e *env) *cli.Command {
 				}
 				fmt.Fprintln(&w, ".")
 				fmt.Fprintf(&w, "Rule: %s\n", d.Rule)
-				if g, ok := gates.Gates[deny.Gate]; ok {
+				if g, ok := app.Gate(deny.Gate); ok {
 					d.Gate = &explainGate{Number: deny.Gate, After: g.After, Allowed: g.Allowed, Forbidden: g.Forbidden}
 					fmt.Fprintf(&w, "Gate %d (after %s): allowed: %s; forbidden: %s.\n", deny.Gate, g.After, strings.Join(g.Allowed, ", "), strings.Join(g.Forbidden, ", "))
 				}

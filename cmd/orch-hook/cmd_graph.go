@@ -3,11 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/render"
 	"github.com/orch-hook/orch-hook/state"
 )
@@ -41,8 +40,8 @@ func graphCommand(e *env) *cli.Command {
 			if workflow != "" && workflow != "orchestrate" && workflow != "coordinate" {
 				return usagef("graph --workflow: want orchestrate or coordinate, got %q", workflow)
 			}
-			if scope != "" && !gates.ValidScope(scope) {
-				return usagef("graph --scope: unknown scope %q (%s)", scope, strings.Join(gates.Scopes, ", "))
+			if err := app.CheckScope(scope); err != nil {
+				return usagef("graph --scope: %v", err)
 			}
 			opt := render.GraphOptions{AllRows: c.Bool("all")}
 			store := projectStore(c)
@@ -63,13 +62,10 @@ func graphCommand(e *env) *cli.Command {
 			if scope != "" {
 				workflow = "coordinate"
 			}
-			rows := gates.Transitions
-			if workflow == "coordinate" {
-				if scope == "" && active == "coordinate" {
-					scope = cp.StateMachine.WorkflowConfig.Scope
-				}
-				rows = gates.CoordPath(scope)
+			if workflow == "coordinate" && scope == "" && active == "coordinate" {
+				scope = cp.StateMachine.WorkflowConfig.Scope
 			}
+			rows := app.Rows(workflow, scope)
 			if active != "" && active == orText(workflow, "orchestrate") && !cp.Finished() &&
 				(workflow != "coordinate" || scope == cp.StateMachine.WorkflowConfig.Scope) {
 				opt.Current = cp.StateMachine.CurrentState

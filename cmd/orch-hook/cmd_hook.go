@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/gates"
-	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/bootstrap"
 )
 
@@ -77,11 +77,11 @@ func handleHook(e *env, args []string) error {
 	if len(args) == 1 {
 		event = args[0]
 	}
-	env := hooks.EnvFrom(e.getenv, e.stderr)
+	env := app.EnvFrom(e.getenv, e.stderr)
 	env.Budget = budget
 	if event == gates.SessionStart {
 		exe, _ := os.Executable()
 		env.Notice = bootstrap.TakeNotice(exe)
 	}
-	return hooks.Run(env, e.stdin, e.stdout, event)
+	return app.Run(env, e.stdin, e.stdout, event)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -34,14 +34,14 @@ func repairCommand(e *env) *cli.Command {
 			case c.Bool("accept"):
 				repair = func() (string, error) { return store.AcceptState("the user (orch-hook repair --accept)") }
 			case c.Bool("plan"):
-				repair = func() (string, error) { return hooks.RepairPlan(store) }
+				repair = func() (string, error) { return app.RepairPlan(store) }
 			}
 			msg, err := repair()
 			if errors.Is(err, state.ErrNoState) {
 				fmt.Fprintf(e.stdout, "No workflow state in %s; nothing to repair.\n", store.Root)
 				return nil
 			}
-			var left *hooks.PlanStillChangedError
+			var left *app.PlanStillChangedError
 			if errors.As(err, &left) {
 				fmt.Fprintln(e.stdout, msg)
 				return err
@@ -51,7 +51,7 @@ func repairCommand(e *env) *cli.Command {
 			}
 			fmt.Fprintln(e.stdout, msg)
 			if !c.Bool("plan") {
-				if changed := hooks.PlanChanged(store); len(changed) > 0 {
+				if changed := app.PlanChanged(store); len(changed) > 0 {
 					fmt.Fprintf(e.stdout, "The plan changed outside orch-hook (%s under .orchestrator/tasks): `orch-hook repair --plan` writes back what it can from orch-hook's copies, or type /orch-hook:resolve accept-plan in Claude Code to accept it.\n", strings.Join(changed, ", "))
 				}
 			}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/render"
 	"github.com/orch-hook/orch-hook/state"
 )
@@ -97,7 +97,7 @@ func reportInput(e *env, store *state.Store, now time.Time) (*render.ReportInput
 		Events: events, Now: now,
 	}
 	if sm.WorkflowConfig.Command == "orchestrate" {
-		w, err := hooks.LoadWorkflow(cp)
+		w, err := app.LoadWorkflow(cp)
 		if err != nil {
 			return nil, err
 		}

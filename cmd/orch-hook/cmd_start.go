@@ -7,8 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/orch-hook/orch-hook/gates"
-	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/app"
 )
 
 // startSchema names start --json's schema; it changes only when a field's
@@ -77,10 +76,10 @@ func startCommand(e *env) *cli.Command {
 			store := projectStore(c)
 			r := startReport{Schema: startSchema, Project: store.Root, Workflow: workflow, Request: request}
 			if workflow == "coordinate" {
-				if s := c.String("scope"); s != "" && !gates.ValidScope(s) {
-					return usagef("start: unknown scope %q (%s)", s, strings.Join(gates.Scopes, ", "))
+				if err := app.CheckScope(c.String("scope")); err != nil {
+					return usagef("start: %v", err)
 				}
-				co, err := hooks.StartCoordinate(store, request, c.String("scope"), "", time.Now().UTC())
+				co, err := app.StartCoordinate(store, request, c.String("scope"), "", time.Now().UTC())
 				if err != nil {
 					return err
 				}
@@ -89,7 +88,7 @@ func startCommand(e *env) *cli.Command {
 				r.Coordinate = &startCoordinate{Scope: co.Scope, ScopeWhy: co.ScopeWhy, Topic: co.Topic, TopicPath: co.Paths.TopicPath,
 					ResearchTopics: co.Topics, Hierarchical: co.Hierarchical, ReportPaths: co.Paths.ReportPaths, PlanPath: co.Paths.PlanPath}
 			} else {
-				w, err := hooks.StartWorkflow(store, request, "", time.Now().UTC())
+				w, err := app.StartWorkflow(store, request, "", time.Now().UTC())
 				if err != nil {
 					return err
 				}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
 
 	"github.com/orch-hook/orch-hook/gates"
@@ -51,7 +52,7 @@ func exitCode(err error) int {
 		key     *state.KeyError
 		active  *state.ActiveError
 		refused *gates.TransitionError
-		forged  *hooks.ForgedError
+		forged  *app.ForgedError
 		theirs  *install.ConflictError
 	)
 	switch {

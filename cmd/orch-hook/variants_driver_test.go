@@ -614,7 +614,7 @@ func (r *run) payload(template string, set map[string]any) []byte {
 // hookInProcess runs `orch-hook hook --budget 14s EVENT` on input through
 // Main, in this process, as hooks.json runs the binary: a process per call
 // would cost more than orch-hook's own work, for some 25,000 calls. It is
-// safe, concurrently too: the hook path (Main -> handleHook -> hooks.Run)
+// safe, concurrently too: the hook path (Main -> handleHook -> app.Run)
 // builds no command line and takes everything from its arguments (stdin,
 // stdout, the environment through getenv: the project from
 // CLAUDE_PROJECT_DIR; the working directory is read only for a payload

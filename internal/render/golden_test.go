@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -79,7 +79,7 @@ func loadFixture(t *testing.T, name string) ReportInput {
 	if err != nil || len(rep.BadLines) > 0 {
 		t.Fatalf("events: %v %v", err, rep.BadLines)
 	}
-	w, err := hooks.LoadWorkflow(cp)
+	w, err := app.LoadWorkflow(cp)
 	if err != nil {
 		t.Fatal(err)
 	}

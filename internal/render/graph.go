@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
 )
 
 // GraphOptions say what to mark on the workflow definition.
@@ -27,23 +28,23 @@ type GraphOptions struct {
 // stateTitles name the steps of the orchestrate workflow for the graph's
 // boxes. A state missing here is drawn with its bare id.
 var stateTitles = map[string]string{
-	gates.S0a:       "clarification",
-	gates.S1:        "discovery",
-	gates.S0b:       "post-discovery clarification",
-	gates.S2:        "planning",
-	gates.S3:        "user approval",
-	gates.S4a:       "implementation",
-	gates.S4b:       "quality gate",
-	gates.SF1:       "failure analysis",
-	gates.SF2:       "fixes",
-	gates.S4c:       "plan update",
-	gates.S5a:       "final validation",
-	gates.S5b:       "UX/DX review",
-	gates.S6:        "completion",
-	gates.S7:        "follow-up triage",
-	gates.Escalated: "",
-	gates.Complete:  "",
-	gates.Aborted:   "",
+	orchestrate.S0a:       "clarification",
+	orchestrate.S1:        "discovery",
+	orchestrate.S0b:       "post-discovery clarification",
+	orchestrate.S2:        "planning",
+	orchestrate.S3:        "user approval",
+	orchestrate.S4a:       "implementation",
+	orchestrate.S4b:       "quality gate",
+	orchestrate.SF1:       "failure analysis",
+	orchestrate.SF2:       "fixes",
+	orchestrate.S4c:       "plan update",
+	orchestrate.S5a:       "final validation",
+	orchestrate.S5b:       "UX/DX review",
+	orchestrate.S6:        "completion",
+	orchestrate.S7:        "follow-up triage",
+	orchestrate.Escalated: "",
+	orchestrate.Complete:  "",
+	orchestrate.Aborted:   "",
 }
 
 // StateTitle is the step's name with what it does, e.g. "4b quality gate".
@@ -71,16 +72,16 @@ type graph struct {
 
 // isAbortRow reports whether t is one of the abort rows folded by default.
 func isAbortRow(t gates.Transition) bool {
-	return t.To == gates.Aborted && t.On == gates.OnAbort && t.Guard == "" && t.Gate == 0
+	return t.To == orchestrate.Aborted && t.On == orchestrate.OnAbort && t.Guard == "" && t.Gate == 0
 }
 
 // stateOrder is the workflow order of the known states; other states follow
 // in name order.
 var stateOrder = []string{
-	gates.S0a, gates.S1, gates.S0b, gates.S2, gates.S3,
-	gates.S4a, gates.S4b, gates.SF1, gates.SF2, gates.S4c,
-	gates.S5a, gates.S5b, gates.S6, gates.Complete, gates.S7,
-	gates.Escalated, gates.Aborted,
+	orchestrate.S0a, orchestrate.S1, orchestrate.S0b, orchestrate.S2, orchestrate.S3,
+	orchestrate.S4a, orchestrate.S4b, orchestrate.SF1, orchestrate.SF2, orchestrate.S4c,
+	orchestrate.S5a, orchestrate.S5b, orchestrate.S6, orchestrate.Complete, orchestrate.S7,
+	orchestrate.Escalated, orchestrate.Aborted,
 }
 
 func buildGraph(ts []gates.Transition, all bool) *graph {
@@ -147,7 +148,7 @@ func buildGraph(ts []gates.Transition, all bool) *graph {
 			from[t.From] = true
 		}
 		for _, s := range g.states {
-			if !from[s] && s != gates.Aborted {
+			if !from[s] && s != orchestrate.Aborted {
 				g.notFolded = append(g.notFolded, s)
 			}
 		}

@@ -7,21 +7,22 @@ import (
 	"testing"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
 )
 
 var visited4b = []string{"0a", "2", "3", "4a"}
 
 func TestGraphGolden(t *testing.T) {
-	golden(t, "graph.mmd", Mermaid(gates.Transitions, GraphOptions{}))
-	golden(t, "graph_4b.mmd", Mermaid(gates.Transitions, GraphOptions{Current: "4b", Visited: visited4b}))
-	golden(t, "graph_all.mmd", Mermaid(gates.Transitions, GraphOptions{AllRows: true}))
-	golden(t, "graph.dot", DOT(gates.Transitions, GraphOptions{}))
-	golden(t, "graph_4b.dot", DOT(gates.Transitions, GraphOptions{Current: "4b", Visited: visited4b}))
+	golden(t, "graph.mmd", Mermaid(orchestrate.Transitions, GraphOptions{}))
+	golden(t, "graph_4b.mmd", Mermaid(orchestrate.Transitions, GraphOptions{Current: "4b", Visited: visited4b}))
+	golden(t, "graph_all.mmd", Mermaid(orchestrate.Transitions, GraphOptions{AllRows: true}))
+	golden(t, "graph.dot", DOT(orchestrate.Transitions, GraphOptions{}))
+	golden(t, "graph_4b.dot", DOT(orchestrate.Transitions, GraphOptions{Current: "4b", Visited: visited4b}))
 }
 
 // The output depends on the table's rows, not on their order.
 func TestGraphDeterministic(t *testing.T) {
-	rows := append([]gates.Transition(nil), gates.Transitions...)
+	rows := append([]gates.Transition(nil), orchestrate.Transitions...)
 	want := Mermaid(rows, GraphOptions{Current: "F1"})
 	wantDot := DOT(rows, GraphOptions{Current: "F1"})
 	r := rand.New(rand.NewSource(1))
@@ -38,10 +39,10 @@ func TestGraphDeterministic(t *testing.T) {
 
 // Every row of the table is drawn once, with its trigger, guard and gate.
 func TestGraphEveryRow(t *testing.T) {
-	all := Mermaid(gates.Transitions, GraphOptions{AllRows: true})
-	folded := Mermaid(gates.Transitions, GraphOptions{})
+	all := Mermaid(orchestrate.Transitions, GraphOptions{AllRows: true})
+	folded := Mermaid(orchestrate.Transitions, GraphOptions{})
 	aborts := 0
-	for _, tr := range gates.Transitions {
+	for _, tr := range orchestrate.Transitions {
 		if tr.From == "" {
 			line := "[*] --> " + MermaidID(tr.To) + " : " + mermaidText(tr.On) + "\n"
 			if !strings.Contains(all, line) {
@@ -78,7 +79,7 @@ func TestGraphEveryRow(t *testing.T) {
 // used by an edge is declared.
 func TestMermaidSyntax(t *testing.T) {
 	for _, opt := range []GraphOptions{{}, {AllRows: true}, {Current: "4b", Visited: visited4b}, {Current: "escalated"}} {
-		out := Mermaid(gates.Transitions, opt)
+		out := Mermaid(orchestrate.Transitions, opt)
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if lines[0] != "stateDiagram-v2" {
 			t.Fatalf("first line %q", lines[0])
@@ -126,18 +127,18 @@ func TestMermaidID(t *testing.T) {
 }
 
 func TestGraphHighlight(t *testing.T) {
-	m := Mermaid(gates.Transitions, GraphOptions{Current: "4b", Visited: []string{"0a", "4b", "2", "0a"}})
+	m := Mermaid(orchestrate.Transitions, GraphOptions{Current: "4b", Visited: []string{"0a", "4b", "2", "0a"}})
 	if !strings.HasSuffix(m, "    class s0a,s2 visited\n    class s4b current\n") {
 		t.Errorf("highlight lines wrong:\n%s", m)
 	}
-	if strings.Contains(Mermaid(gates.Transitions, GraphOptions{}), "classDef") {
+	if strings.Contains(Mermaid(orchestrate.Transitions, GraphOptions{}), "classDef") {
 		t.Error("no workflow: no highlight expected")
 	}
-	d := DOT(gates.Transitions, GraphOptions{Current: "F1"})
+	d := DOT(orchestrate.Transitions, GraphOptions{Current: "F1"})
 	if !strings.Contains(d, `    "F1" [label="F1\nfailure analysis", style="rounded,filled,bold", fillcolor="#ffd966", color="#b45f06", penwidth=3];`) {
 		t.Errorf("dot: current state not filled:\n%s", d)
 	}
-	if strings.Contains(DOT(gates.Transitions, GraphOptions{}), "fillcolor") {
+	if strings.Contains(DOT(orchestrate.Transitions, GraphOptions{}), "fillcolor") {
 		t.Error("dot without a workflow has a fill")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
 )
 
 // The timeline's geometry, in pixels.
@@ -24,13 +25,13 @@ const (
 
 // agentColors: one colour per workflow agent.
 var agentColors = map[string]string{
-	gates.Analyst:     "#8e7cc3",
-	gates.Researcher:  "#6fa8dc",
-	gates.Explorer:    "#45818e",
-	gates.Planner:     "#e69138",
-	gates.Implementer: "#6aa84f",
-	gates.Quality:     "#cc4125",
-	gates.UXDX:        "#c27ba0",
+	orchestrate.Analyst:     "#8e7cc3",
+	orchestrate.Researcher:  "#6fa8dc",
+	orchestrate.Explorer:    "#45818e",
+	orchestrate.Planner:     "#e69138",
+	orchestrate.Implementer: "#6aa84f",
+	orchestrate.Quality:     "#cc4125",
+	orchestrate.UXDX:        "#c27ba0",
 }
 
 const otherColor = "#999999"
@@ -38,17 +39,17 @@ const otherColor = "#999999"
 // stepColor colours a step by the part of the workflow it belongs to.
 func stepColor(s string) string {
 	switch s {
-	case gates.S0a, gates.S1, gates.S0b:
+	case orchestrate.S0a, orchestrate.S1, orchestrate.S0b:
 		return "#d9d2e9"
-	case gates.S2, gates.S3:
+	case orchestrate.S2, orchestrate.S3:
 		return "#fce5cd"
-	case gates.S4a, gates.S4b, gates.S4c:
+	case orchestrate.S4a, orchestrate.S4b, orchestrate.S4c:
 		return "#d9ead3"
-	case gates.SF1, gates.SF2:
+	case orchestrate.SF1, orchestrate.SF2:
 		return "#f4cccc"
-	case gates.S5a, gates.S5b, gates.S6:
+	case orchestrate.S5a, orchestrate.S5b, orchestrate.S6:
 		return "#cfe2f3"
-	case gates.Escalated:
+	case orchestrate.Escalated:
 		return "#ea9999"
 	}
 	return "#eeeeee"

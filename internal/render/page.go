@@ -8,7 +8,7 @@ import (
 	"sync"
 	texttemplate "text/template"
 
-	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
 	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
@@ -79,7 +79,7 @@ func newPage(r *Report) *page {
 		AgentSummary: agentSummary(r), DenialsTotal: r.DenialsTotal,
 		Sequential: Duration(r.Sequential), Parallel: Duration(r.Parallel), Saved: Duration(r.Saved()),
 		SavedShare: percent(r.Saved(), r.Sequential),
-		FixLimit:   ordinal(gates.MaxFixIterations), FinalFailures: r.FinalFailures, FinalFailuresAllowed: gates.MaxFinalFailures,
+		FixLimit:   ordinal(orchestrate.MaxFixIterations), FinalFailures: r.FinalFailures, FinalFailuresAllowed: orchestrate.MaxFinalFailures,
 		Artifacts: r.Artifacts, PlanKnown: r.PlanKnown,
 	}
 	for _, s := range r.Steps {
@@ -138,7 +138,7 @@ func (p *page) Legend() []legendItem {
 			items = append(items, legendItem{Agent: n, Color: htmltemplate.CSS(agentColor(n))})
 		}
 	}
-	for _, n := range gates.WorkflowAgents {
+	for _, n := range orchestrate.WorkflowAgents {
 		for _, a := range p.r.Agents {
 			if a.Agent == n {
 				add(n)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
 	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
@@ -19,7 +20,7 @@ type ReportInput struct {
 	Created time.Time
 	// Workflow is the orchestrate runtime (launches, plan); nil for another
 	// workflow or none.
-	Workflow *gates.Workflow
+	Workflow *orchestrate.Workflow
 	// Events is the committed event log, oldest first.
 	Events []state.Event
 	// Artifacts are the files under .orchestrator/ (the state directory
@@ -159,13 +160,13 @@ type ProjectFile struct {
 
 // phaseSteps are the steps of the implementation loop, which belong to a
 // plan phase.
-var phaseSteps = map[string]bool{gates.S4a: true, gates.S4b: true, gates.SF1: true, gates.SF2: true, gates.S4c: true}
+var phaseSteps = map[string]bool{orchestrate.S4a: true, orchestrate.S4b: true, orchestrate.SF1: true, orchestrate.SF2: true, orchestrate.S4c: true}
 
 // BuildReport assembles the report. It is pure: everything comes from in.
 func BuildReport(in ReportInput) *Report {
 	r := &Report{
 		Command: in.Command, Request: in.Request, State: in.State,
-		Finished: gates.Finished(in.State), Now: in.Now.UTC(),
+		Finished: orchestrate.Finished(in.State), Now: in.Now.UTC(),
 		Artifacts: in.Artifacts,
 	}
 	w := in.Workflow
@@ -192,8 +193,8 @@ func BuildReport(in ReportInput) *Report {
 	r.Sequential, r.Parallel = parallelism(r.Agents)
 	r.Phases = phases(w, r.Steps, r.Agents)
 	for i, s := range r.Steps {
-		if (s.State == gates.S5a || s.State == gates.S5b) && i+1 < len(r.Steps) {
-			if next := r.Steps[i+1].State; next == gates.S4a || next == gates.Escalated {
+		if (s.State == orchestrate.S5a || s.State == orchestrate.S5b) && i+1 < len(r.Steps) {
+			if next := r.Steps[i+1].State; next == orchestrate.S4a || next == orchestrate.Escalated {
 				r.FinalFailures++
 			}
 		}
@@ -234,7 +235,7 @@ func steps(events []state.Event, r *Report) []Span {
 	}
 	var spans []Span
 	for i, c := range changes {
-		if gates.Finished(c.to) {
+		if orchestrate.Finished(c.to) {
 			if r.Finished && i == len(changes)-1 {
 				r.End = c.at
 			}
@@ -275,7 +276,7 @@ func spanPhase(events []state.Event, from, to, entered int) int {
 	return entered
 }
 
-func agents(w *gates.Workflow, now time.Time) []AgentRow {
+func agents(w *orchestrate.Workflow, now time.Time) []AgentRow {
 	out := make([]AgentRow, 0, len(w.Launches))
 	for i, l := range w.Launches {
 		a := AgentRow{
@@ -322,7 +323,7 @@ func parallelism(rows []AgentRow) (seq, par time.Duration) {
 	return seq, par
 }
 
-func phases(w *gates.Workflow, spans []Span, rows []AgentRow) []PhaseRow {
+func phases(w *orchestrate.Workflow, spans []Span, rows []AgentRow) []PhaseRow {
 	byNum := map[int]*PhaseRow{}
 	var order []int
 	get := func(n int) *PhaseRow {
@@ -348,11 +349,11 @@ func phases(w *gates.Workflow, spans []Span, rows []AgentRow) []PhaseRow {
 			p.Start = s.Start
 		}
 		p.End = maxTime(p.End, s.End)
-		if s.State == gates.S4b && i+1 < len(spans) {
+		if s.State == orchestrate.S4b && i+1 < len(spans) {
 			switch spans[i+1].State {
-			case gates.SF1:
+			case orchestrate.SF1:
 				p.FixIterations++
-			case gates.Escalated:
+			case orchestrate.Escalated:
 				p.FixIterations++
 				p.Escalations++
 			}
@@ -415,10 +416,10 @@ func denyReason(s string) string {
 	return s
 }
 
-func projectFiles(w *gates.Workflow, rows []AgentRow, exists map[string]bool) []ProjectFile {
+func projectFiles(w *orchestrate.Workflow, rows []AgentRow, exists map[string]bool) []ProjectFile {
 	returned := map[int]bool{}
 	for _, a := range rows {
-		if a.Agent == gates.Implementer && a.Task != 0 && a.Status == gates.Returned {
+		if a.Agent == orchestrate.Implementer && a.Task != 0 && a.Status == gates.Returned {
 			returned[a.Task] = true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -92,8 +93,8 @@ func TestHTMLSelfContained(t *testing.T) {
 // Untrusted text (the request, reasons, results) is escaped.
 func TestReportEscapes(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	w := &gates.Workflow{Request: `<script>alert(1)</script> | a: b; #c`}
-	w.Launches = []*gates.Launch{{Agent: "code-quality", Job: "quality gate", Status: gates.Failed, Result: "x <b>|</b>", Started: now.Add(-time.Minute), Ended: now}}
+	w := &orchestrate.Workflow{Request: `<script>alert(1)</script> | a: b; #c`}
+	w.Launches = []*orchestrate.Launch{{Agent: "code-quality", Job: "quality gate", Status: gates.Failed, Result: "x <b>|</b>", Started: now.Add(-time.Minute), Ended: now}}
 	in := ReportInput{Command: "orchestrate", State: "4b", Created: now.Add(-2 * time.Minute), Workflow: w, Now: now,
 		Events: []state.Event{
 			{Time: now.Add(-2 * time.Minute), Serial: 1, Type: state.EventStart, StateAfter: "0a"},
@@ -195,7 +196,7 @@ func TestDuration(t *testing.T) {
 // An empty workflow (started, nothing else) still renders.
 func TestReportEmpty(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
-	r := BuildReport(ReportInput{Command: "orchestrate", State: "0a", Created: t0, Workflow: &gates.Workflow{Request: "x"}, Now: t0})
+	r := BuildReport(ReportInput{Command: "orchestrate", State: "0a", Created: t0, Workflow: &orchestrate.Workflow{Request: "x"}, Now: t0})
 	md, page := Markdown(r), HTML(r)
 	for _, want := range []string{"No agent was launched.", "No call was denied.", "No plan yet."} {
 		if !strings.Contains(md, want) || !strings.Contains(page, want) {

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
-	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/gates/coordinate"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
+	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/install"
 	"github.com/orch-hook/orch-hook/state"
 )
@@ -39,12 +41,12 @@ type Report struct {
 	Agents   *AgentsInfo   `json:"agents,omitempty"`
 	Next     string        `json:"next,omitempty"`
 	// Permissions: each workflow agent's launch and Stop, allowed or not.
-	Permissions []gates.Permission `json:"permissions,omitempty"`
-	Recent      *RecentInfo        `json:"recent,omitempty"`
-	Health      *HealthInfo        `json:"health,omitempty"`
-	Escalation  *gates.Escalation  `json:"escalation,omitempty"`
-	Coordinate  *CoordinateInfo    `json:"coordinate,omitempty"`
-	KnownIssues []string           `json:"known_issues,omitempty"`
+	Permissions []orchestrate.Permission `json:"permissions,omitempty"`
+	Recent      *RecentInfo              `json:"recent,omitempty"`
+	Health      *HealthInfo              `json:"health,omitempty"`
+	Escalation  *orchestrate.Escalation  `json:"escalation,omitempty"`
+	Coordinate  *CoordinateInfo          `json:"coordinate,omitempty"`
+	KnownIssues []string                 `json:"known_issues,omitempty"`
 	// Protection: whether Claude Code's sandbox keeps the model's Bash off
 	// the state (set by the caller, which knows the environment).
 	Protection *install.Protection `json:"protection,omitempty"`
@@ -69,22 +71,22 @@ type WorkflowInfo struct {
 // CoordinateInfo is the coordinate workflow's scope, topic, paths,
 // verified reports, debug retries, supervisors and measured effects.
 type CoordinateInfo struct {
-	Scope            string                            `json:"scope"`
-	ScopeWhy         string                            `json:"scope_why,omitempty"`
-	TerminalState    string                            `json:"terminal_state"`
-	Topic            string                            `json:"topic"`
-	Paths            gates.Paths                       `json:"paths"`
-	ResearchTopics   int                               `json:"research_topics"`
-	Hierarchical     bool                              `json:"hierarchical"`
-	ReportsVerified  []string                          `json:"reports_verified"`
-	DebugRetries     int                               `json:"debug_retries"`
-	MaxDebugRetries  int                               `json:"max_debug_retries"`
-	LastError        string                            `json:"last_error,omitempty"`
-	FailedState      string                            `json:"failed_state,omitempty"`
-	Outcome          string                            `json:"outcome,omitempty"`
-	ContextReduction string                            `json:"context_reduction,omitempty"`
-	TimeSavings      string                            `json:"time_savings,omitempty"`
-	Supervisors      map[string]*gates.SupervisorState `json:"supervisors,omitempty"`
+	Scope            string                                 `json:"scope"`
+	ScopeWhy         string                                 `json:"scope_why,omitempty"`
+	TerminalState    string                                 `json:"terminal_state"`
+	Topic            string                                 `json:"topic"`
+	Paths            coordinate.Paths                       `json:"paths"`
+	ResearchTopics   int                                    `json:"research_topics"`
+	Hierarchical     bool                                   `json:"hierarchical"`
+	ReportsVerified  []string                               `json:"reports_verified"`
+	DebugRetries     int                                    `json:"debug_retries"`
+	MaxDebugRetries  int                                    `json:"max_debug_retries"`
+	LastError        string                                 `json:"last_error,omitempty"`
+	FailedState      string                                 `json:"failed_state,omitempty"`
+	Outcome          string                                 `json:"outcome,omitempty"`
+	ContextReduction string                                 `json:"context_reduction,omitempty"`
+	TimeSavings      string                                 `json:"time_savings,omitempty"`
+	Supervisors      map[string]*coordinate.SupervisorState `json:"supervisors,omitempty"`
 }
 
 // PlanInfo is the plan as snapshotted, with each task's state.
@@ -200,23 +202,23 @@ func Build(store *state.Store, now time.Time) (*Report, error) {
 		r.Recent.Transitions = recent(older).Transitions
 	}
 	if sm.WorkflowConfig.Command == "coordinate" {
-		c, err := hooks.LoadCoord(cp)
+		c, err := app.LoadCoord(cp)
 		if err != nil {
 			return nil, err
 		}
-		coordinate(r, c, now)
+		coordinateInfo(r, c, now)
 		r.Health = health(store, events, r, now)
 		return r, nil
 	}
 	if sm.WorkflowConfig.Command != "orchestrate" {
 		return r, nil
 	}
-	w, err := hooks.LoadWorkflow(cp)
+	w, err := app.LoadWorkflow(cp)
 	if err != nil {
 		return nil, err
 	}
-	files, _ := state.ReadDirFiles(store.Root, gates.TasksDir)
-	env := &gates.Env{Root: store.Root, Files: files, Now: now}
+	files, _ := state.ReadDirFiles(store.Root, orchestrate.TasksDir)
+	env := &orchestrate.Env{Root: store.Root, Files: files, Now: now}
 	r.Workflow.Request = w.Request
 	r.Workflow.WaitingOn = w.WaitingOn
 	r.Workflow.Forced = w.Forced
@@ -225,10 +227,10 @@ func Build(store *state.Store, now time.Time) (*Report, error) {
 	r.Next = w.Next(env)
 	r.Plan = planInfo(w, files)
 	r.Counters = []Counter{
-		{"clarification rounds", w.Rounds, gates.MaxRounds},
-		{"discovery", w.Discovery, gates.MaxDiscovery},
-		{"fix iterations", w.FixIterations, gates.MaxFixIterations},
-		{"final-validation failures", w.FinalFailures, gates.MaxFinalFailures},
+		{"clarification rounds", w.Rounds, orchestrate.MaxRounds},
+		{"discovery", w.Discovery, orchestrate.MaxDiscovery},
+		{"fix iterations", w.FixIterations, orchestrate.MaxFixIterations},
+		{"final-validation failures", w.FinalFailures, orchestrate.MaxFinalFailures},
 		{"consecutive Stop blocks", w.StopBlocks, gates.DefaultStopCap},
 	}
 	r.Agents = &AgentsInfo{InFlight: []AgentInfo{}, Stale: []AgentInfo{}}
@@ -250,28 +252,28 @@ func Build(store *state.Store, now time.Time) (*Report, error) {
 }
 
 // coordinate fills the report for a coordinate workflow.
-func coordinate(r *Report, c *gates.Coord, now time.Time) {
+func coordinateInfo(r *Report, c *coordinate.Workflow, now time.Time) {
 	mode := "flat"
 	if c.Hierarchical {
 		mode = "hierarchical"
 	}
 	r.Workflow.Request = c.Description
 	r.Workflow.OwnerSession = c.Owner
-	r.Workflow.Where = fmt.Sprintf("scope %s, state %s (terminal %s), research topics %d (%s)", c.Scope, c.Current, gates.ScopeTerminal[c.Scope], c.Topics, mode)
-	if c.Current != gates.CComplete {
+	r.Workflow.Where = fmt.Sprintf("scope %s, state %s (terminal %s), research topics %d (%s)", c.Scope, c.Current, coordinate.ScopeTerminal[c.Scope], c.Topics, mode)
+	if c.Current != coordinate.CComplete {
 		r.Next = c.Next()
 	}
 	r.Coordinate = &CoordinateInfo{
-		Scope: c.Scope, ScopeWhy: c.ScopeWhy, TerminalState: gates.ScopeTerminal[c.Scope],
+		Scope: c.Scope, ScopeWhy: c.ScopeWhy, TerminalState: coordinate.ScopeTerminal[c.Scope],
 		Topic: c.Topic, Paths: c.Paths, ResearchTopics: c.Topics, Hierarchical: c.Hierarchical,
 		ReportsVerified: append([]string{}, c.Reports...),
-		DebugRetries:    c.Retries, MaxDebugRetries: gates.MaxDebugRetries,
+		DebugRetries:    c.Retries, MaxDebugRetries: coordinate.MaxDebugRetries,
 		LastError: c.LastError, FailedState: c.FailedState, Outcome: c.Outcome,
 		ContextReduction: c.ContextReduction, TimeSavings: c.TimeSavings, Supervisors: c.Supervisors,
 	}
 	r.Counters = []Counter{
 		{"research reports", len(c.Reports), c.Topics},
-		{"debug retries", c.Retries, gates.MaxDebugRetries},
+		{"debug retries", c.Retries, coordinate.MaxDebugRetries},
 		{"consecutive Stop blocks", c.StopBlocks, gates.DefaultStopCap},
 	}
 	r.Agents = &AgentsInfo{InFlight: []AgentInfo{}, Stale: []AgentInfo{}}
@@ -310,12 +312,12 @@ func recent(events []state.Event) *RecentInfo {
 	return ri
 }
 
-func planInfo(w *gates.Workflow, files gates.PlanFiles) *PlanInfo {
+func planInfo(w *orchestrate.Workflow, files orchestrate.PlanFiles) *PlanInfo {
 	if w.Plan == nil {
 		return nil
 	}
 	checked := map[int]bool{}
-	p := gates.ParsePlan(files)
+	p := orchestrate.ParsePlan(files)
 	for _, ph := range p.Phases {
 		for _, t := range ph.Tasks {
 			checked[t.Number] = t.Checked
@@ -338,7 +340,7 @@ func planInfo(w *gates.Workflow, files gates.PlanFiles) *PlanInfo {
 			// The tasks to fix, of any phase (a regression is fixed in an
 			// earlier phase's task), while the fix cycle runs.
 			for _, f := range w.FailingTasks {
-				ti.Failing = ti.Failing || f == t.Number && (w.Current == gates.SF1 || w.Current == gates.SF2)
+				ti.Failing = ti.Failing || f == t.Number && (w.Current == orchestrate.SF1 || w.Current == orchestrate.SF2)
 			}
 			info.Tasks = append(info.Tasks, ti)
 		}
@@ -351,10 +353,10 @@ func planInfo(w *gates.Workflow, files gates.PlanFiles) *PlanInfo {
 func health(store *state.Store, events []state.Event, r *Report, now time.Time) *HealthInfo {
 	h := &HealthInfo{LastSeen: store.Health(), Warnings: []Warning{}}
 	for _, ev := range events {
-		if ev.Type == state.EventError && strings.HasPrefix(ev.Reason, gates.HealthPrefix) {
+		if ev.Type == state.EventError && strings.HasPrefix(ev.Reason, orchestrate.HealthPrefix) {
 			h.Warnings = append(h.Warnings, Warning{
 				Kind:    "completion-without-launch",
-				Message: strings.TrimPrefix(ev.Reason, gates.HealthPrefix),
+				Message: strings.TrimPrefix(ev.Reason, orchestrate.HealthPrefix),
 				Check:   "the PreToolUse hook must match Agent|Task (hooks/hooks.json or .claude/settings.json); run `orch-hook doctor`",
 			})
 		}

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/coordinate"
 	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
@@ -250,8 +250,8 @@ func writeCoordinate(w io.Writer, r *Report, c *CoordinateInfo, s style) {
 	for _, k := range keys {
 		st := c.Supervisors[k]
 		done := 0
-		for _, wr := range append(append([]gates.WorkerRecord{}, st.Workers...), st.Tracks...) {
-			if wr.Status == gates.WorkerCompleted {
+		for _, wr := range append(append([]coordinate.WorkerRecord{}, st.Workers...), st.Tracks...) {
+			if wr.Status == coordinate.WorkerCompleted {
 				done++
 			}
 		}

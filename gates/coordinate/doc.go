@@ -1,0 +1,33 @@
+// Package coordinate is the coordinate workflow (README, "The coordinate workflow"): the 8-state /coordinate
+// orchestrator and its hierarchical supervisors. Like the
+// kernel (package gates) it does no I/O: they are functions over strings and data, and the
+// caller (package internal/app, `orch-hook start --workflow coordinate`) reads the
+// files, the directory listings and the hook events and passes them in.
+//
+//   - Initialization (README, "Scope detection", "Topic names"): DetectScope picks
+//     the workflow scope from the description; TopicName sanitizes the
+//     description into the topic name; NextTopicNumber and TopicDir give
+//     the idempotent NNN_<topic> directory; ArtifactPaths pre-calculates the
+//     report, plan, debug and summary paths once.
+//   - Research (README, "Research complexity"): Complexity
+//     counts the research topics and Hierarchical says whether they go
+//     through research-sub-supervisor (>= 4) or research-specialists
+//     directly.
+//   - Result lines: ParseReportCreated (REPORT_CREATED: <path>),
+//     ParseSupervisor (SUPERVISOR_COMPLETE / SUPERVISOR_FAILED: {json}),
+//     ParseTests (TESTS: PASS|FAIL).
+//   - Artifacts tied to their writer (writes.go): recordWrite notes
+//     each subagent Write/Edit under the topic directory (agent id, path,
+//     SHA-256 of the file as written, which the caller reads through
+//     CoordEnv.Hash); checkWriter accepts a reported artifact only when
+//     its own agent (or a supervisor's worker) wrote it and it is
+//     unchanged since.
+//   - Supervisors (README, "Supervisors"): SupervisorState, WorkerRecord and
+//     SupervisorResult in the checkpoint v2.0 supervisor_state schema;
+//     CheckAggregation (the aggregation rules), ContextReduction,
+//     PartialFailure, TimeSavings, TrackDependencies and TrackBlockedBy.
+//
+// Every word list and threshold these functions use is an exported,
+// documented variable or constant, so the README and the status output can
+// quote them.
+package coordinate

@@ -1,0 +1,17 @@
+package coordinate
+
+import "github.com/orch-hook/orch-hook/gates"
+
+// preMCP holds each path a writing MCP tool names to Write's rules.
+func (c *Workflow) preMCP(call *gates.Call, env *Env) gates.Outcome {
+	if !gates.MCPWrites(call.Tool) {
+		return gates.Outcome{}
+	}
+	for _, wc := range gates.MCPWriteCalls(call) {
+		if o := c.preWrite(wc, env); o.Verdict == gates.Deny {
+			o.Reason = gates.MCPReason(call.Tool, o.Reason)
+			return o
+		}
+	}
+	return gates.Outcome{}
+}

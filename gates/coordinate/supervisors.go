@@ -1,0 +1,220 @@
+package coordinate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/orch-hook/orch-hook/gates"
+)
+
+// supervisorKey is where a supervisor's state goes in supervisor_state.
+func supervisorKey(agent string) string {
+	switch agent {
+	case ResearchSupervisor:
+		return SupervisorKeyResearch
+	case ImplSupervisor:
+		return SupervisorKeyImplementation
+	}
+	return SupervisorKeyTesting
+}
+
+// recordWorker notes a supervisor's worker as orch-hook observed it.
+func (c *Workflow) recordWorker(l *Launch, output, failure string, env *Env) {
+	var sup *Launch
+	for _, s := range c.Launches {
+		if s.AgentID == l.Parent {
+			sup = s
+		}
+	}
+	if sup == nil {
+		return
+	}
+	st := c.supervisor(sup)
+	rec := WorkerRecord{WorkerID: fmt.Sprintf("%s_%d", strings.ReplaceAll(l.Agent, "-", "_"), len(st.Workers)+len(st.Tracks)+1), AgentID: l.AgentID, Status: WorkerCompleted, OutputPath: output, DurationMs: l.duration()}
+	if rec.DurationMs <= 0 {
+		rec.DurationMs = env.Now.Sub(l.Started).Milliseconds() // recorded before the launch is marked ended
+	}
+	if failure != "" {
+		rec.Status, rec.Error = WorkerFailed, failure
+	}
+	if l.Track > 0 {
+		rec.TrackID = fmt.Sprintf("track_%d", l.Track)
+	}
+	switch sup.Agent {
+	case ImplSupervisor:
+		rec.TrackName = unitLabel(l.Unit)
+		st.Tracks = append(st.Tracks, rec)
+	default:
+		rec.Topic = unitLabel(l.Unit)
+		st.Workers = append(st.Workers, rec)
+	}
+	st.WorkerCount = len(st.Workers) + len(st.Tracks)
+}
+
+// tracksNotRun lists the plan's tracks that no supervisor's worker ran
+// (returned, blocked or rejected) although every track they depend on
+// completed: a supervisor may skip a track only when a dependency failed.
+func (c *Workflow) tracksNotRun() []int {
+	ran := map[int]bool{}
+	for _, l := range c.Launches {
+		if l.Parent != "" && l.Track > 0 && l.Status != gates.Running {
+			ran[l.Track] = true
+		}
+	}
+	done := c.tracksDone()
+	var out []int
+	for _, t := range trackNumbers(c.TrackDeps) {
+		if !ran[t] && len(TrackBlockedBy(t, c.TrackDeps, done)) == 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// workerSpan is the observed wall-clock time of a supervisor's workers:
+// from the first launch to the last return.
+func (c *Workflow) workerSpan(parent string) time.Duration {
+	var first, last time.Time
+	for _, l := range c.Launches {
+		if l.Parent != parent || parent == "" || l.Ended.IsZero() {
+			continue
+		}
+		if first.IsZero() || l.Started.Before(first) {
+			first = l.Started
+		}
+		if l.Ended.After(last) {
+			last = l.Ended
+		}
+	}
+	return last.Sub(first)
+}
+
+func (c *Workflow) supervisor(sup *Launch) *SupervisorState {
+	if c.Supervisors == nil {
+		c.Supervisors = map[string]*SupervisorState{}
+	}
+	key := supervisorKey(sup.Agent)
+	st := c.Supervisors[key]
+	if st == nil || (sup.AgentID != "" && st.SupervisorID != sup.AgentID) {
+		// A relaunched supervisor is judged by its own workers only.
+		st = &SupervisorState{SupervisorName: sup.Agent, SupervisorID: sup.AgentID}
+		c.Supervisors[key] = st
+	}
+	return st
+}
+
+// supervised checks a supervisor's SUPERVISOR_COMPLETE against what
+// orch-hook observed of its workers, and advances.
+func (c *Workflow) supervised(l *Launch, text string, env *Env) (string, string) {
+	res, failed, err := ParseSupervisor(text)
+	if err != nil {
+		return fmt.Sprintf("your report must end with `%s {json}` (or `%s {json}`): %v.", LineSupervisorComplete, LineSupervisorFailed, err), ""
+	}
+	st := c.supervisor(l)
+	workers := append(append([]WorkerRecord(nil), st.Workers...), st.Tracks...)
+	if failed {
+		c.LastError, c.FailedState = "supervisor failed: "+strings.Join(res.Errors, "; "), c.Current
+		return "", fmt.Sprintf("[coordinate %s] %s failed: %s | nothing advanced; relaunch it", c.Current, l.Agent, gates.OrText(strings.Join(res.Errors, "; "), "no errors given"))
+	}
+	for _, w := range c.Launches {
+		if w.Parent == l.AgentID && w.Status == gates.Running {
+			return fmt.Sprintf("your worker %s (%s) has not returned; wait for every worker before you aggregate.", w.Agent, gates.OrText(unitLabel(w.Unit), w.ToolUseID)), ""
+		}
+	}
+	if l.Agent == ImplSupervisor {
+		if missing := c.tracksNotRun(); len(missing) > 0 {
+			return fmt.Sprintf("the plan's track(s) %s were not run, and nothing they depend on failed; launch them (each prompt starting `Track N: <title>`) before you aggregate.", joinInts(missing)), ""
+		}
+	}
+	proceed, failures := PartialFailure(workers)
+	if !proceed {
+		return fmt.Sprintf("fewer than %d of your workers succeeded (%s): report SUPERVISOR_FAILED with their errors (your instructions: do not relaunch failed workers).", MinSuccessfulWorkers, strings.Join(failures, "; ")), ""
+	}
+	// Paths compare in one form: relative to the project, as the workers'
+	// REPORT_CREATED lines were recorded.
+	sizes := map[string]int{}
+	checked := *res
+	checked.ReportsCreated = nil
+	var rels []string
+	for _, p := range res.ReportsCreated {
+		rel, why := c.checkArtifact(p, c.Paths.ReportsDir, l, env)
+		if why != "" {
+			return why, ""
+		}
+		sizes[rel] = int(env.Inspect(p).Size)
+		checked.ReportsCreated = append(checked.ReportsCreated, rel)
+		rels = append(rels, rel)
+	}
+	if vio := CheckAggregation(&checked, workers, sizes); len(vio) > 0 {
+		return "the aggregated metadata breaks the rules: " + strings.Join(vio, " "), ""
+	}
+	for _, rel := range rels {
+		if !slices.Contains(c.Reports, rel) {
+			c.Reports = append(c.Reports, rel)
+		}
+	}
+	st.AggregatedMetadata = res
+	note := ""
+	if l.Agent == ResearchSupervisor {
+		if len(c.Reports) < MinSuccessfulWorkers {
+			return fmt.Sprintf("only %d report(s) verified; research needs at least %d.", len(c.Reports), MinSuccessfulWorkers), ""
+		}
+		total := 0
+		for _, s := range sizes {
+			total += s
+		}
+		red := ContextReduction(sizes, res.AggregatedChars())
+		note = fmt.Sprintf("context reduction %.0f%% (%d report bytes -> %d characters of metadata)", red, total, res.AggregatedChars())
+		if red < ContextReductionTarget {
+			note += fmt.Sprintf(" (below the %.0f%% target: a warning only)", ContextReductionTarget)
+		}
+		c.ContextReduction = note
+		if len(failures) > 0 {
+			note += "; partial failures: " + strings.Join(failures, "; ")
+		}
+		t, err := c.fire(OnResearchVerified)
+		if err != nil {
+			return err.Error(), ""
+		}
+		c.ended(t)
+		return "", fmt.Sprintf("[coordinate research] %s: %d reports verified, %s -> %s | next: %s", l.Agent, len(res.ReportsCreated), note, t.To, c.Next())
+	}
+	if l.Agent == ImplSupervisor {
+		// One clock for both sides: the hooks' own launch and return times.
+		var ds []int64
+		for _, w := range c.Launches {
+			if w.Parent == l.AgentID && !w.Ended.IsZero() {
+				ds = append(ds, w.Ended.Sub(w.Started).Milliseconds())
+			}
+		}
+		seq, par, pct := TimeSavings(ds, c.workerSpan(l.AgentID).Milliseconds())
+		c.TimeSavings = fmt.Sprintf("sequential %dms vs parallel %dms (%d%% saved)", seq, par, pct)
+		note := ""
+		if len(failures) > 0 {
+			note = "; partial failures: " + strings.Join(failures, "; ")
+		}
+		if _, err := c.fire(OnImplemented); err != nil {
+			return "", fmt.Sprintf("[coordinate implement] %s refused: %v", l.Agent, err)
+		}
+		return "", fmt.Sprintf("[coordinate implement] %s: %d tracks, %s%s -> test | next: %s", l.Agent, len(workers), c.TimeSavings, note, c.Next())
+	}
+	var failedStages []string
+	for _, w := range c.Launches {
+		if w.Parent == l.AgentID && w.Result == "FAIL" {
+			failedStages = append(failedStages, gates.OrText(unitLabel(w.Unit), w.ToolUseID))
+		}
+	}
+	if res.TotalTests <= 0 {
+		return "total_tests is missing: give total_tests, tests_passed and tests_failed from your stages' results.", ""
+	}
+	if res.TestsFailed == 0 && len(failedStages) > 0 {
+		return fmt.Sprintf("tests_failed is 0, but stage(s) %s ended with %s; report the failures.", strings.Join(failedStages, ", "), LineTestsFail), ""
+	}
+	why := fmt.Sprintf("%d of %d tests failed", res.TestsFailed, res.TotalTests)
+	if len(failedStages) > 0 {
+		why += " (failing stages: " + strings.Join(failedStages, ", ") + ")"
+	}
+	return "", c.tested(res.TestsFailed == 0, why)
+}

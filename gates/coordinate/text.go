@@ -1,0 +1,66 @@
+package coordinate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/orch-hook/orch-hook/gates"
+)
+
+// Next says what the orchestrator does now.
+func (c *Workflow) Next() string {
+	switch c.Current {
+	case CResearch:
+		if c.Hierarchical {
+			return fmt.Sprintf("launch research-sub-supervisor for the %d research topics (reports in %s)", c.Topics, c.Paths.ReportsDir)
+		}
+		return fmt.Sprintf("launch research-specialist for each of the %d topics, in parallel (reports in %s; %d verified so far)", c.Topics, c.Paths.ReportsDir, len(c.Reports))
+	case CPlan:
+		return "launch plan-architect to write " + c.Paths.PlanPath
+	case CImplement:
+		return "launch implementation-executor (or implementation-sub-supervisor for parallel tracks) to implement " + c.Paths.PlanPath
+	case CTest:
+		return "launch test-specialist (or testing-sub-supervisor) to run the tests"
+	case CDebug:
+		if c.Retries == 0 {
+			return fmt.Sprintf("launch debug-analyst (report in %s; the first debug round, before any retry)", c.Paths.DebugDir)
+		}
+		return fmt.Sprintf("launch debug-analyst (report in %s; debug retry %d/%d)", c.Paths.DebugDir, c.Retries, MaxDebugRetries)
+	case CDocument:
+		return "launch doc-writer (summary in " + c.Paths.SummariesDir + ")"
+	case CComplete:
+		return "nothing; the workflow is complete"
+	}
+	return "see `orch-hook status`"
+}
+
+func (c *Workflow) reason(what string) string {
+	return fmt.Sprintf("orch-hook: %s Now: coordinate (%s), state %s. Next: %s.", strings.TrimSpace(what), c.Scope, c.Current, c.Next())
+}
+
+func (c *Workflow) deny(what string, call *gates.Call) gates.Outcome {
+	r := c.reason(what)
+	if call.AgentID != "" {
+		// Inside a subagent: the orchestrator's next step is no advice here.
+		r = fmt.Sprintf("orch-hook: %s (coordinate workflow, state %s.)", strings.TrimSpace(what), c.Current)
+	}
+	o := gates.Outcome{Verdict: gates.Deny, Reason: r}
+	o.Log(gates.Record{Type: gates.RecDeny, Reason: r, ToolUseID: call.ToolUseID, AgentID: call.AgentID})
+	return o
+}
+
+// StartContext is what the orchestrator is told when a coordinate workflow
+// starts.
+func (c *Workflow) StartContext() string {
+	mode := "flat: one research-specialist per topic, in parallel"
+	if c.Hierarchical {
+		mode = "hierarchical: one research-sub-supervisor launches the research-specialists"
+	}
+	plan := c.Paths.PlanPath
+	if c.Scope == ScopeResearchAndRevise {
+		plan += " (the existing plan: revise it in place)"
+	}
+	return fmt.Sprintf("orch-hook: coordinate workflow started. Scope: %s (%s); terminal state %s. Topic: %s (%s). Research: %d topics (%s; %s). Reports: %s. Plan: %s. Debug: %s. Summaries: %s. Next: %s.",
+		c.Scope, c.ScopeWhy, ScopeTerminal[c.Scope], c.Topic, c.Paths.TopicPath, c.Topics, c.ComplexWhy, mode,
+		strings.Join(c.Paths.ReportPaths, ", "), plan, c.Paths.DebugDir, c.Paths.SummariesDir, c.Next())
+}

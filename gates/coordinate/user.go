@@ -1,0 +1,85 @@
+package coordinate
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/orch-hook/orch-hook/gates"
+)
+
+func (c *Workflow) stop(call *gates.Call, env *Env) gates.Outcome {
+	if c.Owner != "" && call.Session != "" && call.Session != c.Owner {
+		return gates.Outcome{}
+	}
+	// The main thread stopping proves some launches dead: a foreground agent
+	// returns before its caller's turn goes on, and a background one is
+	// confirmed by its PostToolUse at once. A launch with neither never ran
+	// (its call was rejected or denied by another hook); it must not hold
+	// the workflow.
+	var stale gates.Outcome
+	for _, l := range c.Launches {
+		if l.Status == gates.Running && l.Parent == "" && (!l.Background || !l.Linked) {
+			l.Status, l.Ended = gates.Stale, env.Now
+			stale.Changed = true
+			stale.Log(gates.Record{Type: gates.RecUpdate, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "launch never ran or never returned; cleared at Stop"})
+		}
+	}
+	for _, l := range c.Launches {
+		if l.Status == gates.Running && l.Parent == "" || l.Notice != "" {
+			return stale
+		}
+	}
+	limit := env.StopCap
+	if limit <= 0 {
+		limit = gates.DefaultStopCap
+	}
+	if c.StopBlocks >= limit {
+		o := stale
+		o.Log(gates.Record{Type: gates.RecError, Reason: fmt.Sprintf("Stop allowed after %d consecutive blocks", c.StopBlocks)})
+		return o
+	}
+	c.StopBlocks++
+	r := c.reason(fmt.Sprintf("the workflow is not finished and the next step is yours (stop blocked %d/%d).", c.StopBlocks, limit))
+	o := stale
+	o.Verdict, o.Reason, o.Changed = gates.Block, r, true
+	o.Log(gates.Record{Type: gates.RecDeny, Reason: r})
+	return o
+}
+
+func (c *Workflow) userPrompt(call *gates.Call) gates.Outcome {
+	o := gates.Outcome{}
+	if c.StopBlocks > 0 {
+		c.StopBlocks = 0
+		o.Changed = true
+	}
+	if c.Owner == "" && call.Session != "" {
+		c.Owner = call.Session
+		o.Changed = true
+	}
+	name, ok := gates.CommandName(call.Prompt)
+	if !ok || !strings.HasPrefix(strings.TrimSpace(call.Prompt), "/") {
+		return o
+	}
+	switch name {
+	case "coordinate", "orchestrate":
+		r := c.reason("a workflow is already active here; end it with /orch-hook:abort before starting another.")
+		b := gates.Outcome{Verdict: gates.Block, Reason: r}
+		b.Log(gates.Record{Type: gates.RecDeny, Reason: r})
+		return b
+	case "abort":
+		if call.Session == "" || call.PromptID == "" || slices.Contains(c.Decisions, call.PromptID) {
+			return o
+		}
+		c.Decisions = append(c.Decisions, call.PromptID)
+		if !slices.Contains(c.Completed, c.Current) {
+			c.Completed = append(c.Completed, c.Current)
+		}
+		c.Outcome = "aborted by the user at " + c.Current
+		c.Current = CComplete
+		a := gates.Outcome{Changed: true, Context: "orch-hook: the user aborted the coordinate workflow; nothing is gated any more."}
+		a.Log(gates.Record{Type: gates.RecDecision, Reason: "abort"})
+		return a
+	}
+	return o
+}

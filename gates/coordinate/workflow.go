@@ -1,0 +1,180 @@
+package coordinate
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
+)
+
+// Workflow is the coordinate workflow's runtime data (the checkpoint's
+// "workflow" section); Current and Completed mirror state_machine.
+type Workflow struct {
+	Kind         string `json:"kind"` // "coordinate"
+	Description  string `json:"description"`
+	Scope        string `json:"scope"`
+	ScopeWhy     string `json:"scope_why,omitempty"`
+	Topic        string `json:"topic"`
+	Paths        Paths  `json:"paths"`
+	Topics       int    `json:"research_topics"`
+	ComplexWhy   string `json:"complexity_why,omitempty"`
+	Hierarchical bool   `json:"hierarchical"`
+	Owner        string `json:"owner_session,omitempty"`
+
+	Launches []*Launch `json:"launches,omitempty"`
+	// Reports are the verified research reports (relative paths).
+	Reports []string `json:"reports,omitempty"`
+	// Writes are the files agents wrote under the topic directory with
+	// their write tools: what a reported artifact is checked against.
+	Writes      []*AgentWrites              `json:"writes,omitempty"`
+	Supervisors map[string]*SupervisorState `json:"supervisors,omitempty"`
+	// TrackDeps are the plan's phase (track) dependencies, read when the
+	// plan is verified; a track is not launched before those it needs.
+	TrackDeps map[int][]int `json:"track_dependencies,omitempty"`
+	// ContextReduction and TimeSavings are the supervisors' measured
+	// effects, as shown by status.
+	ContextReduction string   `json:"context_reduction,omitempty"`
+	TimeSavings      string   `json:"time_savings,omitempty"`
+	Retries          int      `json:"retries"`
+	LastError        string   `json:"last_error,omitempty"`
+	FailedState      string   `json:"failed_state,omitempty"`
+	Outcome          string   `json:"outcome,omitempty"` // how it ended
+	Nudged           []string `json:"nudged,omitempty"`
+	// Kept are nudged agents' reports, read with their next message.
+	Kept       []gates.KeptReport `json:"kept_reports,omitempty"`
+	StopBlocks int                `json:"stop_blocks"`
+	Decisions  []string           `json:"decisions,omitempty"`
+
+	Current   string   `json:"-"`
+	Completed []string `json:"-"`
+}
+
+// Launch is one coordinate agent launch (by the orchestrator, or a
+// worker by its supervisor).
+type Launch struct {
+	ToolUseID string `json:"tool_use_id"`
+	AgentID   string `json:"agent_id,omitempty"`
+	Agent     string `json:"agent"`
+	Parent    string `json:"parent,omitempty"` // the supervisor's agent_id
+	Unit      string `json:"unit,omitempty"`   // a worker's topic, track or stage
+	Track     int    `json:"track,omitempty"`  // an implementation track's number
+	// Linked: PostToolUse confirmed AgentID (a SubagentStop before it only
+	// guesses).
+	Linked bool `json:"linked,omitempty"`
+	// DurationMs is the client's own measure of a foreground agent's run
+	// (PostToolUse totalDurationMs): what a supervisor is told and sums.
+	DurationMs int64 `json:"duration_ms,omitempty"`
+	// Result is a worker's own verdict: PASS or FAIL (a test stage),
+	// COMPLETE or BLOCKED (a track).
+	Result     string    `json:"result,omitempty"`
+	State      string    `json:"state"`
+	Background bool      `json:"background"`
+	Status     string    `json:"status"`
+	Started    time.Time `json:"started"`
+	Ended      time.Time `json:"ended,omitempty"`
+	Notice     string    `json:"notice,omitempty"`
+}
+
+// DecodeWorkflow reads the workflow section of a coordinate checkpoint.
+func DecodeWorkflow(raw []byte) (*Workflow, error) {
+	c := &Workflow{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Encode writes the workflow section.
+func (c *Workflow) Encode() ([]byte, error) { return jsonenc.Marshal(c) }
+
+// FileCheck is what the caller found at a path an agent reported.
+type FileCheck struct {
+	Rel    string // relative to the project root, when inside
+	Inside bool   // inside the project, symlinks resolved
+	Exists bool
+	Size   int64
+}
+
+// Env is what a coordinate decision may consult: the clock, the Stop
+// cap, and read-only looks at the project the caller provides.
+type Env struct {
+	Root    string // the project root
+	Now     time.Time
+	StopCap int
+	// Inspect resolves a reported path (absolute, or relative to the
+	// project root).
+	Inspect func(path string) FileCheck
+	// Hash resolves a path like Inspect and returns it relative to the
+	// project root with the SHA-256 (hex) of the regular file there; an
+	// error when the file cannot be read (missing, too large, outside).
+	Hash func(path string) (rel, sum string, err error)
+	// List names the files of a directory relative to the project root.
+	List func(rel string) []string
+	// Read returns a file's content (relative to the project root); nil
+	// when it cannot be read.
+	Read func(rel string) []byte
+}
+
+// NewWorkflow initializes the coordinate workflow (state initialize done):
+// scope (given or detected), topic, research topics, paths.
+func NewWorkflow(description, scope, session, topicDir string) (*Workflow, error) {
+	c := &Workflow{Kind: "coordinate", Description: description, Owner: session, Current: CInitialize}
+	if scope == "" {
+		c.Scope, c.ScopeWhy = DetectScope(description)
+	} else {
+		c.Scope, c.ScopeWhy = scope, "given with --scope"
+	}
+	c.Topic = TopicName(description)
+	c.Topics, c.ComplexWhy = Complexity(description)
+	c.Hierarchical = Hierarchical(c.Topics)
+	c.Paths = ArtifactPaths(topicDir, make([]string, c.Topics))
+	// Initialization is done: the table's first row moves on to research.
+	if _, err := c.fire(OnInitialized); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Workflow) byTool(id string) *Launch {
+	for _, l := range c.Launches {
+		if l.ToolUseID == id {
+			return l
+		}
+	}
+	return nil
+}
+
+func (c *Workflow) byAgent(id string) *Launch {
+	for _, l := range c.Launches {
+		if id != "" && l.AgentID == id {
+			return l
+		}
+	}
+	return nil
+}
+
+func (c *Workflow) running(agent, parent string) []*Launch {
+	var out []*Launch
+	for _, l := range c.Launches {
+		if l.Status == gates.Running && l.Agent == agent && (parent == "*" || l.Parent == parent) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// duration is how long a launch's agent ran: the client's measure when it
+// gave one, else from launch to return as orch-hook saw them (0 while it
+// runs).
+func (l *Launch) duration() int64 {
+	if l.DurationMs > 0 {
+		return l.DurationMs
+	}
+	if l.Ended.IsZero() {
+		return 0
+	}
+	return l.Ended.Sub(l.Started).Milliseconds()
+}

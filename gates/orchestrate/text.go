@@ -1,0 +1,362 @@
+package orchestrate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
+)
+
+// Where says where the workflow stands, for reasons: "phase 1, step F1,
+// fix iteration 1/3".
+func (w *Workflow) Where() string {
+	switch w.Current {
+	case S0a, S0b:
+		s := fmt.Sprintf("step %s, clarification round %d/%d", w.Current, w.Rounds, MaxRounds)
+		if w.WaitingOn == "answers" {
+			s += ", waiting for the user's answers"
+		}
+		return s
+	case S1:
+		return fmt.Sprintf("step 1 (discovery %d/%d)", w.Discovery, MaxDiscovery)
+	case S2:
+		return "step 2 (planning)"
+	case S3:
+		return "step 3, waiting for the user's approval"
+	case S4a, S4b, SF1, SF2, S4c:
+		if w.Current == S4a && w.Awaiting != "" {
+			return fmt.Sprintf("step 4a, waiting for a %s phase to be appended", map[string]string{"fix": "fix", "lightweight": "follow-up"}[w.Awaiting])
+		}
+		return fmt.Sprintf("phase %d, step %s, fix iteration %d/%d", w.Phase, w.Current, w.FixIterations, MaxFixIterations)
+	case S5a, S5b:
+		return fmt.Sprintf("step %s (final validation, failures %d/%d)", w.Current, w.FinalFailures, MaxFinalFailures)
+	case S6:
+		return "step 6 (completion)"
+	case Escalated:
+		return "escalated, waiting for the user's decision"
+	}
+	return "step " + w.Current
+}
+
+// Next says what the orchestrator should do now. env may be nil.
+func (w *Workflow) Next(env *Env) string {
+	wait := func(agent string) string {
+		if l := w.inFlightOf(agent); len(l) > 0 {
+			return "wait for " + agent + " to return"
+		}
+		return ""
+	}
+	switch w.Current {
+	case S0a, S0b:
+		if w.WaitingOn == "answers" {
+			return "wait for the user's answers to the questions"
+		}
+		if s := wait(Analyst); s != "" {
+			return s
+		}
+		if w.Current == S0b {
+			return "launch requirements-analyst with the discovery findings"
+		}
+		return "launch requirements-analyst"
+	case S1:
+		var todo []string
+		for _, a := range []string{Researcher, Explorer} {
+			done := false
+			for _, l := range w.Launches[min(w.DiscoveryFrom, len(w.Launches)):] {
+				if l.Agent == a && (l.Status == gates.Returned || l.Status == gates.Running) {
+					done = true
+				}
+			}
+			if !done {
+				todo = append(todo, a)
+			}
+		}
+		if len(todo) == 0 {
+			return "wait for the discovery agents to return"
+		}
+		return "launch " + strings.Join(todo, " and ") + " (in parallel)"
+	case S2:
+		if s := wait(Planner); s != "" {
+			return s
+		}
+		return "launch task-planner to write .orchestrator/tasks/MASTER_PLAN.md and the task files"
+	case S3:
+		return "wait for the user: /orch-hook:approve, or /orch-hook:request-changes <what>"
+	case S4a:
+		if w.Awaiting != "" {
+			return "append the phase to MASTER_PLAN.md (or launch task-planner to do it), then launch code-implementer for its tasks"
+		}
+		ready, running := w.readyTasks(env), w.runningTasks()
+		switch {
+		case len(ready) > 1:
+			return "launch code-implementer for " + taskList(ready) + " (in parallel, one message)"
+		case len(ready) == 1:
+			return "launch code-implementer for " + taskList(ready)
+		case len(running) > 0:
+			return "wait for code-implementer (" + taskList(running) + ")"
+		}
+		return "relaunch code-implementer for the open tasks"
+	case S4b:
+		if s := wait(Quality); s != "" {
+			return s
+		}
+		return fmt.Sprintf("launch code-quality for the phase %d quality gate", w.Phase)
+	case SF1:
+		if s := wait(Planner); s != "" {
+			return s
+		}
+		if len(w.FailingTasks) == 0 {
+			return "launch task-planner for FAILURE_ANALYSIS; the gate named no failing task, so ask it to end with `FIX TASKS: NN, NN` naming the tasks to fix"
+		}
+		return "launch task-planner for FAILURE_ANALYSIS"
+	case SF2:
+		open := w.openFailing()
+		var ready []int
+		for _, n := range open {
+			if w.Tasks[n] == nil || w.Tasks[n].Status != gates.Running {
+				ready = append(ready, n)
+			}
+		}
+		if len(ready) == 0 {
+			return "wait for the fixes (" + taskList(open) + ")"
+		}
+		return "launch code-implementer for the failing tasks only: " + taskList(ready)
+	case S4c:
+		return fmt.Sprintf("mark phase %d's tasks [x] in MASTER_PLAN.md and update its Status: and Progress: lines", w.Phase)
+	case S5a:
+		if s := wait(Quality); s != "" {
+			return s
+		}
+		return "launch code-quality for final validation (full test suite, production build, all acceptance criteria)"
+	case S5b:
+		if s := wait(UXDX); s != "" {
+			return s
+		}
+		return "launch ux-dx-quality for the UX/DX review"
+	case S6:
+		if s := wait(Planner); s != "" {
+			return s
+		}
+		return "launch task-planner for SUCCESS_EXTRACTION"
+	case Escalated:
+		return "wait for the user: /orch-hook:resolve retry|skip|abort (see .orchestrator/ESCALATION.md)"
+	case Complete:
+		return "nothing; the workflow is complete (a follow-up the user asks for reopens it: the orch-hook:follow-up skill)"
+	case Aborted:
+		return "nothing; the workflow was aborted"
+	}
+	return "see `orch-hook status`"
+}
+
+// readyTasks are the current phase's tasks that may be launched now.
+func (w *Workflow) readyTasks(env *Env) []int {
+	var out []int
+	for _, n := range w.openTasks() {
+		if w.taskLaunchable(n, env) == "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (w *Workflow) runningTasks() []int {
+	var out []int
+	for _, n := range sortedKeys(w.Tasks) {
+		if w.Tasks[n].Status == gates.Running {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// phaseTag is the checkpoint line prefix "[PHASE 1 | Tasks 01-03]".
+func (w *Workflow) phaseTag(phase int) string {
+	nums := phaseNumbers(w.Plan.Phase(phase))
+	sort.Ints(nums)
+	tasks := ""
+	switch {
+	case len(nums) == 0:
+		return fmt.Sprintf("[PHASE %d]", phase)
+	case len(nums) == 1:
+		tasks = fmt.Sprintf("Task %02d", nums[0])
+	case nums[len(nums)-1]-nums[0] == len(nums)-1:
+		tasks = fmt.Sprintf("Tasks %02d-%02d", nums[0], nums[len(nums)-1])
+	default:
+		parts := make([]string, len(nums))
+		for i, n := range nums {
+			parts[i] = fmt.Sprintf("%02d", n)
+		}
+		tasks = "Tasks " + strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("[PHASE %d | %s]", phase, tasks)
+}
+
+// stepTag is the checkpoint line prefix for the current step.
+func (w *Workflow) stepTag() string {
+	switch w.Current {
+	case S4a, S4b, SF1, SF2, S4c:
+		if w.Phase > 0 {
+			return w.phaseTag(w.Phase)
+		}
+	}
+	return "[STEP " + w.Current + "]"
+}
+
+// MetadataBlock is the PHASE METADATA EXTRACTION block (the phase's
+// tasks, their UX/DX flags, and whether 5b will be required) from the plan
+// snapshot, given at 4a -> 4b.
+func (w *Workflow) MetadataBlock() string {
+	ph := w.Plan.Phase(w.Phase)
+	if ph == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "PHASE METADATA EXTRACTION - Phase %d\n", w.Phase)
+	b.WriteString("-------------------------------------\n")
+	nums := make([]string, len(ph.Tasks))
+	any := false
+	for i, t := range ph.Tasks {
+		nums[i] = fmt.Sprintf("%02d", t.Number)
+	}
+	fmt.Fprintf(&b, "Tasks in Phase: [%s]\nTotal Tasks: %d\n\nUX/DX Review Flags:\n", strings.Join(nums, ", "), len(ph.Tasks))
+	for _, t := range ph.Tasks {
+		fmt.Fprintf(&b, "- Task %02d: requires_ux_dx_review = %t\n", t.Number, t.UXDX)
+		any = any || t.UXDX
+	}
+	yes := "NO"
+	if w.uxRequired() {
+		yes = "YES"
+	}
+	_ = any
+	fmt.Fprintf(&b, "\nPhase 5 UX/DX Required: %s\n-------------------------------------", yes)
+	return b.String()
+}
+
+// Summary says, in under 2,000 characters, where the workflow stands and
+// what comes next; it is injected at SessionStart.
+func (w *Workflow) Summary(env *Env) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "orch-hook: an orchestrate workflow is active: %q.\n", shorten.Runes(shorten.OneLine(w.Request), 200))
+	fmt.Fprintf(&b, "Now: %s. Next: %s.\n", w.Where(), w.Next(env))
+	if w.Plan != nil && w.Phase > 0 {
+		fmt.Fprintf(&b, "Plan: %d phases; current %s.\n", len(w.Plan.Phases), w.phaseTag(w.Phase))
+	}
+	fmt.Fprintf(&b, "Counters: clarification %d/%d, discovery %d/%d, fix iterations %d/%d, final-validation failures %d/%d.\n",
+		w.Rounds, MaxRounds, w.Discovery, MaxDiscovery, w.FixIterations, MaxFixIterations, w.FinalFailures, MaxFinalFailures)
+	if fl := w.InFlight(); len(fl) > 0 {
+		parts := make([]string, 0, len(fl))
+		for _, l := range fl {
+			s := l.Agent
+			if l.Task > 0 {
+				s += fmt.Sprintf(" (Task %02d)", l.Task)
+			}
+			parts = append(parts, s)
+		}
+		fmt.Fprintf(&b, "In flight: %s.\n", strings.Join(parts, ", "))
+	}
+	b.WriteString("Workflow agents are launched as orch-hook:<name>; every step is checked by the hooks. `orch-hook status` shows everything.")
+	return shorten.Runes(b.String(), 1990)
+}
+
+// FailureEntry is one row of ESCALATION.md's failure history.
+type FailureEntry struct {
+	Iteration int
+	Failure   string
+	Fix       string
+}
+
+// EscalationMarkdown renders .orchestrator/ESCALATION.md (README, "First
+// run"; "Escalation" in "The rules in detail").
+func (w *Workflow) EscalationMarkdown(history []FailureEntry) string {
+	var b strings.Builder
+	kind := "fix"
+	limit, used := MaxFixIterations, w.FixIterations
+	if w.Escalation != nil && w.Escalation.Kind == EscalationFinal {
+		kind = "final"
+		limit, used = MaxFinalFailures, w.FinalFailures
+	}
+	b.WriteString("## Escalation Required\n\n")
+	if kind == "fix" {
+		fmt.Fprintf(&b, "**Phase**: %d\n", w.Phase)
+		fmt.Fprintf(&b, "**Tasks**: %s\n", taskList(phaseNumbers(w.Plan.Phase(w.Phase))))
+	} else {
+		fmt.Fprintf(&b, "**Phase**: final validation (%s)\n", w.FinalFrom)
+		fmt.Fprintf(&b, "**Tasks**: all phases\n")
+	}
+	fmt.Fprintf(&b, "**Iteration**: %d/%d (maximum reached)\n\n", used, limit)
+	b.WriteString("### Failure History\n| Iteration | Failure | Fix Attempted | Result |\n|-----------|---------|---------------|--------|\n")
+	for _, h := range history {
+		fmt.Fprintf(&b, "| %d | %s | %s | FAIL |\n", h.Iteration, cell(h.Failure), cell(gates.OrText(h.Fix, "-")))
+	}
+	b.WriteString("\n### Root Cause Analysis\n")
+	if w.LastAnalysis != "" && kind == "fix" {
+		b.WriteString(strings.TrimSpace(w.LastAnalysis) + "\n")
+	} else {
+		b.WriteString("No FAILURE_ANALYSIS covered this failure; see the failure history above and `orch-hook log`.\n")
+	}
+	b.WriteString("\n### Options\n")
+	if kind == "fix" {
+		b.WriteString("1. `/orch-hook:resolve retry`: reset the fix iterations to 0 and run FAILURE_ANALYSIS again (F1). Costs another up to 3 fix cycles.\n")
+		b.WriteString(fmt.Sprintf("2. `/orch-hook:resolve skip`: mark phase %d's tasks done as \"skipped: known issue\" and go on with the plan. The failure stays in the code.\n", w.Phase))
+	} else {
+		b.WriteString("1. `/orch-hook:resolve retry`: reset the final-validation failures to 0; append another fix phase and validate again.\n")
+		b.WriteString("2. `/orch-hook:resolve skip`: go on to phase 6 with the failure recorded as a known issue.\n")
+	}
+	b.WriteString("3. `/orch-hook:resolve abort`: end the workflow here (nothing is gated afterwards).\n\n")
+	b.WriteString("**User decision required to proceed.**\n")
+	return b.String()
+}
+
+func cell(s string) string {
+	return strings.ReplaceAll(shorten.Runes(shorten.OneLine(s), 120), "|", "\\|")
+}
+
+// NewWorkflow starts the orchestrate workflow at 0a.
+// It starts by the table's start row, which governs where a workflow
+// begins.
+func NewWorkflow(request, session string) (*Workflow, error) {
+	w := &Workflow{Kind: "orchestrate", Request: request, Owner: session}
+	if _, err := w.fire(OnStart, &Env{}); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// FollowUp reopens a complete workflow (phase 7): lightweight -> 4a
+// waiting for one appended phase; partial -> 2 (then approval again);
+// full asks the caller to archive it and start a new one (Outcome.Start).
+func FollowUp(w *Workflow, kind, request string, env *Env) (gates.Outcome, error) {
+	if w.Current != Complete {
+		return gates.Outcome{}, &gates.TransitionError{State: w.Current, Trigger: OnFollowUp, Valid: ValidTriggers(w.Current)}
+	}
+	trigger := map[string]string{"lightweight": OnLightweight, "partial": OnPartial, "full": OnFull}[strings.ToLower(kind)]
+	if trigger == "" {
+		return gates.Outcome{}, fmt.Errorf("follow-up kind %q: use lightweight, partial or full", kind)
+	}
+	if strings.TrimSpace(request) == "" {
+		return gates.Outcome{}, fmt.Errorf("follow-up needs the request text")
+	}
+	if trigger == OnFull {
+		return gates.Outcome{Start: request}, nil
+	}
+	if _, err := w.fire(OnFollowUp, env); err != nil {
+		return gates.Outcome{}, err
+	}
+	if _, err := w.fire(trigger, env); err != nil {
+		return gates.Outcome{}, err
+	}
+	w.FollowUps = append(w.FollowUps, kind+": "+request)
+	w.StopBlocks = 0
+	o := gates.Outcome{Changed: true}
+	if trigger == OnLightweight {
+		w.Awaiting = "lightweight"
+		w.Tasks, w.FailingTasks, w.FixIterations = nil, nil, 0
+		o.Context = "LIGHTWEIGHT follow-up -> 4a: append one phase (fewer than 3 files in total) to MASTER_PLAN.md with its task files, then launch code-implementer for its tasks."
+	} else {
+		o.Context = "PARTIAL follow-up -> 2: launch task-planner to extend the plan; the user approves it again."
+	}
+	o.Log(gates.Record{Type: gates.RecTransition, Reason: "follow-up " + strings.ToLower(kind) + ": " + shorten.Runes(shorten.OneLine(request), 200)})
+	return o, nil
+}

@@ -1,0 +1,29 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/orch-hook/orch-hook/gates"
+)
+
+func TestUserCommand(t *testing.T) {
+	for _, tc := range []struct {
+		prompt, name, args string
+		ok                 bool
+	}{
+		{"/orch-hook:protect", "protect", "", true},
+		{"  /orch-hook:protect --shared  ", "protect", "--shared", true},
+		{"/orch-hook-protect\t--dry-run", "protect", "--dry-run", true},
+		{"/orch-hook:protection", "protection", "", true},
+		{"/orch-hook:", "", "", false},
+		{"please /orch-hook:protect", "", "", false},
+	} {
+		name, args, ok := gates.UserCommand(tc.prompt)
+		if name != tc.name || args != tc.args || ok != tc.ok {
+			t.Errorf("gates.UserCommand(%q) = %q, %q, %v", tc.prompt, name, args, ok)
+		}
+	}
+	if _, ok := protectPrompt("/orch-hook:protection"); ok {
+		t.Error("/orch-hook:protection read as protect")
+	}
+}

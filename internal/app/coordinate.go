@@ -1,0 +1,261 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/coordinate"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
+	"github.com/orch-hook/orch-hook/hooks"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/shorten"
+	"github.com/orch-hook/orch-hook/state"
+)
+
+// LoadCoord reads the coordinate runtime out of a checkpoint.
+func LoadCoord(cp *state.Checkpoint) (*coordinate.Workflow, error) {
+	c, err := coordinate.DecodeWorkflow(cp.Workflow)
+	if err != nil {
+		return nil, &state.ValidationError{Field: "workflow", Problem: err.Error()}
+	}
+	c.Current = cp.StateMachine.CurrentState
+	c.Completed = append([]string(nil), cp.StateMachine.CompletedStates...)
+	return c, nil
+}
+
+// saveCoord writes the runtime, the state, the scope's table and the
+// supervisors' state back into the checkpoint.
+func saveCoord(cp *state.Checkpoint, c *coordinate.Workflow) error {
+	b, err := c.Encode()
+	if err != nil {
+		return err
+	}
+	cp.Workflow = b
+	sm := &cp.StateMachine
+	sm.CurrentState = c.Current
+	sm.CompletedStates = append([]string{}, c.Completed...)
+	sm.TransitionTable = coordinate.Table(c.Scope)
+	sm.TableVersion = coordinate.TableVersion
+	sm.WorkflowConfig.Scope = c.Scope
+	sm.WorkflowConfig.TopicPath = c.Paths.TopicPath
+	sm.WorkflowConfig.TerminalState = coordinate.ScopeTerminal[c.Scope]
+	if cp.SupervisorState == nil {
+		cp.SupervisorState = map[string]json.RawMessage{}
+	}
+	for key, st := range c.Supervisors {
+		raw, err := jsonenc.Marshal(st)
+		if err != nil {
+			return err
+		}
+		cp.SupervisorState[key] = raw
+	}
+	if c.LastError != "" {
+		last, failed := c.LastError, c.FailedState
+		cp.ErrorState.LastError, cp.ErrorState.FailedState = &last, &failed
+		cp.ErrorState.RetryCount = c.Retries
+	}
+	if paths, err := jsonenc.Marshal(c.Paths); err == nil {
+		if cp.PhaseData == nil {
+			cp.PhaseData = map[string]json.RawMessage{}
+		}
+		cp.PhaseData["initialize"] = paths
+	}
+	return nil
+}
+
+// maxPlanBytes bounds what a plan read for its dependencies may cost.
+const maxPlanBytes = 1 << 20
+
+// coordEnv gives the coordinate engine its looks at the project.
+func coordEnv(env Env, root string) *coordinate.Env {
+	return &coordinate.Env{
+		Root:    state.ResolvedRoot(root),
+		Now:     env.now(),
+		StopCap: env.StopCap,
+		Inspect: func(path string) coordinate.FileCheck {
+			a := state.InspectArtifact(root, path)
+			return coordinate.FileCheck{Rel: a.Rel, Inside: a.Inside, Exists: a.Exists, Size: a.Size}
+		},
+		Hash: func(path string) (string, string, error) { return state.HashProjectFile(root, path) },
+		List: func(rel string) []string { return state.ListNames(root, rel) },
+		Read: func(rel string) []byte {
+			b, _ := state.ReadProjectFile(root, rel, maxPlanBytes)
+			return b
+		},
+	}
+}
+
+// decideCoord runs the coordinate workflow on the event (see transact).
+func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call) (hooks.Decision, error) {
+	if err := checkCoordTable(cp); err != nil && call.Event != gates.UserPromptSubmit {
+		return hooks.Decision{}, err
+	}
+	return transact(env, store, cp, call, func(cp *state.Checkpoint, locked bool) (*decision, error) {
+		c, err := LoadCoord(cp)
+		if err != nil {
+			return nil, err
+		}
+		d := &decision{out: coordinate.Decide(c, call, coordEnv(env, store.Root))}
+		if !locked {
+			return d, nil
+		}
+		d.events = toEvents(d.out.Records, call, &orchestrate.Workflow{})
+		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
+			return events, saveCoord(cp, c)
+		}
+		return d, nil
+	})
+}
+
+// checkCoordTable: the stored table must be the scope's.
+func checkCoordTable(cp *state.Checkpoint) error {
+	sm := cp.StateMachine
+	want := coordinate.Table(sm.WorkflowConfig.Scope)
+	if sm.TableVersion > coordinate.TableVersion {
+		return &TableError{fmt.Sprintf("the state was written by a newer orch-hook (table version %d; this binary knows %d): update orch-hook", sm.TableVersion, coordinate.TableVersion)}
+	}
+	if sm.TableVersion == coordinate.TableVersion {
+		for k, v := range want {
+			if sm.TransitionTable[k] != v {
+				return &TableError{fmt.Sprintf("state_machine.transition_table[%q] is %q; scope %s says %q (edited by hand?)", k, sm.TransitionTable[k], sm.WorkflowConfig.Scope, v)}
+			}
+		}
+		if len(want) != len(sm.TransitionTable) {
+			return &TableError{"state_machine.transition_table does not match scope " + sm.WorkflowConfig.Scope}
+		}
+	}
+	return nil
+}
+
+// SpecsDir is where topic directories go: .claude/specs when the project
+// has it, else specs.
+func SpecsDir(root string) string {
+	if state.IsDir(root, ".claude/specs") {
+		return ".claude/specs"
+	}
+	return "specs"
+}
+
+// StartCoordinate initializes and creates a coordinate workflow: scope
+// (given or detected), topic directory (numbered idempotently), research
+// topics and the pre-calculated artifact paths.
+func StartCoordinate(store *state.Store, description, scope, session string, now time.Time) (*coordinate.Workflow, error) {
+	description = strings.TrimSpace(description)
+	if description == "" {
+		return nil, errors.New("the description is empty: say what to research or build")
+	}
+	if scope != "" && !coordinate.ValidScope(scope) {
+		return nil, fmt.Errorf("unknown scope %q (one of %s)", scope, strings.Join(coordinate.Scopes, ", "))
+	}
+	specs := SpecsDir(store.Root)
+	existing := state.ListDirs(store.Root, specs)
+	effective := scope
+	if effective == "" {
+		effective, _ = coordinate.DetectScope(description)
+	}
+	name := coordinate.TopicName(description)
+	number, _ := coordinate.NextTopicNumber(existing, name)
+	topicDir := filepath.ToSlash(filepath.Join(specs, coordinate.TopicDir(number, name)))
+	var plan string // research-and-revise: the existing plan to revise
+	if effective == coordinate.ScopeResearchAndRevise {
+		plans := func(dir string) []string {
+			var found []string
+			for _, p := range state.ListNames(store.Root, dir+"/plans") {
+				if strings.HasSuffix(p, ".md") {
+					found = append(found, p)
+				}
+			}
+			return found
+		}
+		if found := plans(topicDir); len(found) > 0 {
+			plan = topicDir + "/plans/" + found[len(found)-1]
+		} else {
+			var withPlans []string
+			for _, d := range existing {
+				if len(plans(specs+"/"+d)) > 0 {
+					withPlans = append(withPlans, d)
+				}
+			}
+			if t := coordinate.RevisionTopic(description, withPlans); t != "" {
+				topicDir = specs + "/" + t
+				found := plans(topicDir)
+				plan = topicDir + "/plans/" + found[len(found)-1]
+			} else {
+				hint := "use research-and-plan to write one"
+				if len(withPlans) > 0 {
+					hint = "topics with a plan: " + strings.Join(withPlans, ", ") + "; name one of them in the description, or use research-and-plan"
+				}
+				return nil, fmt.Errorf("scope research-and-revise needs an existing plan in %s/plans/, and there is none (%s)", topicDir, hint)
+			}
+		}
+	}
+	c, err := coordinate.NewWorkflow(description, scope, session, topicDir)
+	if err != nil {
+		return nil, err
+	}
+	if plan != "" {
+		c.Topic = strings.SplitN(filepath.Base(topicDir), "_", 2)[1]
+		c.Paths.PlanPath = plan
+	}
+	cp := &state.Checkpoint{
+		SchemaVersion: state.SchemaVersion,
+		StateMachine: state.StateMachine{
+			WorkflowConfig: state.WorkflowConfig{Command: "coordinate", Description: description},
+		},
+		PhaseData:       map[string]json.RawMessage{},
+		SupervisorState: map[string]json.RawMessage{},
+		Metadata: state.Metadata{
+			CheckpointID: "coordinate_" + now.Format("20060102_150405"),
+			ProjectName:  filepath.Base(store.Root),
+			CreatedAt:    now,
+		},
+	}
+	if err := saveCoord(cp, c); err != nil {
+		return nil, err
+	}
+	ev := state.Event{Type: state.EventStart, Session: session, Reason: fmt.Sprintf("coordinate (%s): %s", c.Scope, shorten.Bytes(shorten.OneLine(description), 300, "..."))}
+	return c, store.Create(cp, ev)
+}
+
+// startCoordFromPrompt: the user typed /orch-hook:coordinate <description>.
+func startCoordFromPrompt(env Env, store *state.Store, call *gates.Call, description string) hooks.Decision {
+	scope, description, err := scopeOption(description)
+	if err != nil {
+		return hooks.Decision{Block: true, Reason: "orch-hook: " + err.Error()}
+	}
+	c, err := StartCoordinate(store, description, scope, call.Session, env.now())
+	var active *state.ActiveError
+	switch {
+	case errors.As(err, &active):
+		return hooks.Decision{Block: true, Reason: "orch-hook: " + active.Error() + "; " + active.Hint()}
+	case err != nil:
+		return hooks.Decision{Block: true, Reason: "orch-hook: cannot start the coordinate workflow: " + shorten.OneLine(err.Error())}
+	}
+	return hooks.Decision{Context: c.StartContext()}
+}
+
+// scopeOption splits "--scope S rest" (or "--scope=S rest") off a typed
+// /orch-hook:coordinate's arguments.
+func scopeOption(args string) (scope, rest string, err error) {
+	args = strings.TrimSpace(args)
+	if !strings.HasPrefix(args, "--scope") {
+		return "", args, nil
+	}
+	opt, rest, _ := strings.Cut(args, " ")
+	if opt == "--scope" {
+		opt, rest, _ = strings.Cut(strings.TrimSpace(rest), " ")
+	} else if v, ok := strings.CutPrefix(opt, "--scope="); ok {
+		opt = v
+	} else {
+		return "", "", fmt.Errorf("cannot read %q: write /orch-hook:coordinate [--scope S] <description>", opt)
+	}
+	if !coordinate.ValidScope(opt) {
+		return "", "", fmt.Errorf("unknown scope %q (one of %s): write /orch-hook:coordinate [--scope S] <description>", opt, strings.Join(coordinate.Scopes, ", "))
+	}
+	return opt, strings.TrimSpace(rest), nil
+}
