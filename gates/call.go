@@ -1,5 +1,7 @@
 package gates
 
+import "encoding/json"
+
 // Call is one hook event, normalized by package hooks. Only the fields the
 // event carries are set.
 type Call struct {
@@ -119,3 +121,15 @@ const (
 )
 
 func (o *Outcome) Log(r Record) { o.Records = append(o.Records, r) }
+
+// DecodeSection decodes a workflow's section of the checkpoint; an empty
+// section is a zero workflow.
+func DecodeSection[T any](raw []byte) (*T, error) {
+	v := new(T)
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, v); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}

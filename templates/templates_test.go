@@ -445,8 +445,8 @@ var (
 )
 
 // agentJobs are the orchestrate workflow's jobs, by the agent that does
-// them (gates.jobFor): every job of gates/workflow.go but read-only and
-// unsupported.
+// them (launchRules in gates/orchestrate/launches.go): every job of
+// gates/orchestrate/workflow.go but read-only and unsupported.
 var agentJobs = map[string][]string{
 	orchestrate.Analyst:     {orchestrate.JobClarify},
 	orchestrate.Researcher:  {orchestrate.JobDiscovery},

@@ -3,7 +3,7 @@ package main
 import "strings"
 
 // Coordinate result lines (README, "The coordinate workflow";
-// gates/coord_results.go): REPORT_CREATED, PLAN_CREATED, IMPLEMENTATION
+// gates/coordinate/results.go): REPORT_CREATED, PLAN_CREATED, IMPLEMENTATION
 // STATUS and TESTS, written the ways models write them, on the coordinate
 // base (scope full-implementation, run to complete). A decorated path must
 // still name the artifact the agent wrote, so the report is verified and

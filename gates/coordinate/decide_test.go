@@ -16,9 +16,9 @@ import (
 	"github.com/orch-hook/orch-hook/gates"
 )
 
-// Tests of the coordinate workflow engine (coord_engine.go), driven through
-// DecideCoord with hook calls shaped like the ones package hooks builds, and
-// a fake project behind CoordEnv's Inspect, Hash, List and Read.
+// Tests of the coordinate workflow (decide.go), driven through
+// Decide with hook calls shaped like the ones package hooks builds, and
+// a fake project behind Env's Inspect, Hash, List and Read.
 
 const (
 	ceRoot     = "/home/user/project"

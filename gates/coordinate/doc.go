@@ -1,8 +1,13 @@
-// Package coordinate is the coordinate workflow (README, "The coordinate workflow"): the 8-state /coordinate
-// orchestrator and its hierarchical supervisors. Like the
-// kernel (package gates) it does no I/O: they are functions over strings and data, and the
-// caller (package internal/app, `orch-hook start --workflow coordinate`) reads the
-// files, the directory listings and the hook events and passes them in.
+// Package coordinate is the coordinate workflow (README, "The coordinate
+// workflow"): the 8-state /coordinate orchestrator and its hierarchical
+// supervisors. Like the kernel (package gates) it does no I/O: it is
+// functions over strings and data, and the caller (package internal/app,
+// also for `orch-hook start --workflow coordinate`) reads the files, the
+// directory listings and the hook events and passes them in. Decide
+// answers one hook event (decide.go); the table per scope is table.go;
+// launches.go, complete.go and supervisors.go say who may run and what a
+// returning agent must have written; user.go answers Stop and the user's
+// prompts; text.go holds what the model is told.
 //
 //   - Initialization (README, "Scope detection", "Topic names"): DetectScope picks
 //     the workflow scope from the description; TopicName sanitizes the
@@ -19,7 +24,7 @@
 //   - Artifacts tied to their writer (writes.go): recordWrite notes
 //     each subagent Write/Edit under the topic directory (agent id, path,
 //     SHA-256 of the file as written, which the caller reads through
-//     CoordEnv.Hash); checkWriter accepts a reported artifact only when
+//     Env.Hash); checkWriter accepts a reported artifact only when
 //     its own agent (or a supervisor's worker) wrote it and it is
 //     unchanged since.
 //   - Supervisors (README, "Supervisors"): SupervisorState, WorkerRecord and

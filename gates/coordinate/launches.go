@@ -16,26 +16,46 @@ func coordAgent(t string) (string, bool) {
 	return name, slices.Contains(Agents, name)
 }
 
-// allowedHere: the coordinate agents the orchestrator launches in a state.
+// launchRule: an agent the orchestrator (the main thread) may launch in a
+// state, when its named guard holds ("" always).
+type launchRule struct {
+	Agent, Guard string
+}
+
+// Guards of the launch rules.
+const (
+	GuardFlatResearch         = "research has fewer than 4 topics"
+	GuardHierarchicalResearch = "research has 4 or more topics"
+)
+
+// launchGuards are the launch rules' guards, by name.
+var launchGuards = map[string]func(*Workflow) bool{
+	GuardFlatResearch:         func(c *Workflow) bool { return !c.Hierarchical },
+	GuardHierarchicalResearch: func(c *Workflow) bool { return c.Hierarchical },
+}
+
+// LaunchRules: who the orchestrator may launch in each state, as data
+// (README, "Scopes" and "Supervisors"). A supervisor's own launches
+// follow supervisorWorker.
+var LaunchRules = map[string][]launchRule{
+	CResearch:  {{ResearchSupervisor, GuardHierarchicalResearch}, {ResearchSpecialist, GuardFlatResearch}},
+	CPlan:      {{PlanArchitect, ""}},
+	CImplement: {{ImplementationExec, ""}, {ImplSupervisor, ""}},
+	CTest:      {{TestSpecialist, ""}, {TestSupervisor, ""}},
+	CDebug:     {{DebugAnalyst, ""}},
+	CDocument:  {{DocWriter, ""}},
+}
+
+// allowedHere: the coordinate agents the orchestrator launches in the
+// current state (LaunchRules whose guard holds).
 func (c *Workflow) allowedHere() []string {
-	switch c.Current {
-	case CResearch:
-		if c.Hierarchical {
-			return []string{ResearchSupervisor}
+	var out []string
+	for _, r := range LaunchRules[c.Current] {
+		if r.Guard == "" || launchGuards[r.Guard](c) {
+			out = append(out, r.Agent)
 		}
-		return []string{ResearchSpecialist}
-	case CPlan:
-		return []string{PlanArchitect}
-	case CImplement:
-		return []string{ImplementationExec, ImplSupervisor}
-	case CTest:
-		return []string{TestSpecialist, TestSupervisor}
-	case CDebug:
-		return []string{DebugAnalyst}
-	case CDocument:
-		return []string{DocWriter}
 	}
-	return nil
+	return out
 }
 
 func (c *Workflow) preAgent(call *gates.Call, env *Env) gates.Outcome {

@@ -1,7 +1,6 @@
 package coordinate
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
@@ -77,15 +76,7 @@ type Launch struct {
 }
 
 // DecodeWorkflow reads the workflow section of a coordinate checkpoint.
-func DecodeWorkflow(raw []byte) (*Workflow, error) {
-	c := &Workflow{}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, c); err != nil {
-			return nil, err
-		}
-	}
-	return c, nil
-}
+func DecodeWorkflow(raw []byte) (*Workflow, error) { return gates.DecodeSection[Workflow](raw) }
 
 // Encode writes the workflow section.
 func (c *Workflow) Encode() ([]byte, error) { return jsonenc.Marshal(c) }

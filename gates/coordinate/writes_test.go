@@ -11,7 +11,7 @@ import (
 	"github.com/orch-hook/orch-hook/gates"
 )
 
-// Tests of the writer rule (coord_writes.go): a reported artifact counts
+// Tests of the writer rule (writes.go): a reported artifact counts
 // only if the reporting agent wrote it with its Write tool and the file
 // still holds what that write left.
 

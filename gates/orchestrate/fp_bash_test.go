@@ -17,7 +17,7 @@ import (
 // findings, not wishes. When gates/ changes to fix one, move its row to
 // fpEveryday (a false refusal fixed) or to fpHeld (a bypass closed).
 //
-// Two situations are judged, as package hooks judges them:
+// Two situations are judged, as package internal/app judges them:
 //   - no workflow: app.Handle runs gates.Static only (the binary rule),
 //     then finds no state and allows;
 //   - an orchestrate workflow at 4a: gates.Decide (Static, then preBash:

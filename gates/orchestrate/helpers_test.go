@@ -215,14 +215,14 @@ func stopCall(running ...string) *gates.Call {
 // ---- the harness ----
 
 // harness is a workflow, the project's tasks directory, and ids, driven
-// through Decide one hook call at a time (as package hooks does).
+// through Decide one hook call at a time (as package internal/app does).
 type harness struct {
 	t     *testing.T
 	w     *Workflow
 	plan  []phase   // what the task-planner writes in step 2
 	files PlanFiles // the tasks directory as it is now
 	// recorded are orch-hook's copies of the plan as it recorded it, kept
-	// as package hooks keeps them (RecordedCopies after each decision).
+	// as package internal/app keeps them (RecordedCopies after each decision).
 	recorded PlanFiles
 	session  string
 	stopCap  int

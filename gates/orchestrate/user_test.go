@@ -94,7 +94,7 @@ func TestSelfApprovalDenied(t *testing.T) {
 	for _, w := range []*Workflow{nil, must(NewWorkflow("x", ownerSession)), {Current: Complete}} {
 		for _, tc := range skills {
 			var o gates.Outcome
-			if w == nil { // no workflow at all: package hooks decides on a finished one
+			if w == nil { // no workflow at all: package internal/app decides on a finished one
 				o = Decide(&Workflow{Current: Complete}, skillCall(tc.skill), &Env{})
 			} else {
 				o = Decide(w, skillCall(tc.skill), &Env{Root: testRoot})

@@ -1,7 +1,6 @@
 package orchestrate
 
 import (
-	"encoding/json"
 	"sort"
 	"time"
 
@@ -192,15 +191,7 @@ const (
 )
 
 // DecodeWorkflow reads the workflow section; empty input gives a fresh one.
-func DecodeWorkflow(raw []byte) (*Workflow, error) {
-	w := &Workflow{}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, w); err != nil {
-			return nil, err
-		}
-	}
-	return w, nil
-}
+func DecodeWorkflow(raw []byte) (*Workflow, error) { return gates.DecodeSection[Workflow](raw) }
 
 // Encode writes the workflow section.
 func (w *Workflow) Encode() ([]byte, error) { return jsonenc.Marshal(w) }
