@@ -162,10 +162,9 @@ const UnsandboxedWhat = "dangerouslyDisableSandbox is not allowed while an orch-
 
 // StartFromPrompt: the user typed /orch-hook:orchestrate <request>.
 func StartFromPrompt(c *Call) Outcome {
-	_, rest, _ := strings.Cut(strings.TrimSpace(c.Prompt), " ")
-	request := strings.TrimSpace(rest)
+	name, request, _ := UserCommand(c.Prompt)
 	if request == "" {
-		if name, _ := CommandName(c.Prompt); name == "coordinate" {
+		if name == "coordinate" {
 			return Outcome{Verdict: Block, Reason: "orch-hook: say what to research or build: /orch-hook:coordinate [--scope S] <description>."}
 		}
 		return Outcome{Verdict: Block, Reason: "orch-hook: say what to build: /orch-hook:orchestrate <request>."}
@@ -177,8 +176,9 @@ func StartFromPrompt(c *Call) Outcome {
 const PluginPrefix = "orch-hook:"
 
 // UserCommand splits a prompt that is one of orch-hook's commands typed by
-// the user,
-// "/orch-hook:NAME args" (or "/orch-hook-NAME args" after init).
+// the user, "/orch-hook:NAME args" (or "/orch-hook-NAME args" after init):
+// the one reader of a typed command, for the start, the user's decisions
+// and protect alike.
 func UserCommand(prompt string) (name, args string, ok bool) {
 	p := strings.TrimSpace(prompt)
 	for _, prefix := range []string{"/orch-hook:", "/orch-hook-"} {

@@ -19,7 +19,7 @@ func Decide(c *Workflow, call *gates.Call, env *Env) gates.Outcome {
 			return o
 		}
 		if call.Event == gates.UserPromptSubmit && !gates.IsNotification(call.Prompt) {
-			if name, ok := gates.CommandName(call.Prompt); ok && (name == "coordinate" || name == "orchestrate") && strings.HasPrefix(strings.TrimSpace(call.Prompt), "/") {
+			if name, _, ok := gates.UserCommand(call.Prompt); ok && (name == "coordinate" || name == "orchestrate") {
 				return gates.StartFromPrompt(call)
 			}
 		}

@@ -3,7 +3,6 @@ package coordinate
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/orch-hook/orch-hook/gates"
 )
@@ -57,8 +56,8 @@ func (c *Workflow) userPrompt(call *gates.Call) gates.Outcome {
 		c.Owner = call.Session
 		o.Changed = true
 	}
-	name, ok := gates.CommandName(call.Prompt)
-	if !ok || !strings.HasPrefix(strings.TrimSpace(call.Prompt), "/") {
+	name, _, ok := gates.UserCommand(call.Prompt)
+	if !ok {
 		return o
 	}
 	switch name {

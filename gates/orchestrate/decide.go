@@ -131,10 +131,10 @@ func decideFinished(w *Workflow, c *gates.Call, env *Env) gates.Outcome {
 		return gates.Outcome{}
 	}
 	if c.Event == gates.UserPromptSubmit {
-		if name, ok := gates.CommandName(c.Prompt); ok && (name == "orchestrate" || name == "coordinate") && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") {
+		if name, _, ok := gates.UserCommand(c.Prompt); ok && (name == "orchestrate" || name == "coordinate") {
 			return gates.StartFromPrompt(c)
 		}
-		if name, ok := gates.CommandName(c.Prompt); ok && name == "follow-up" && strings.HasPrefix(strings.TrimSpace(c.Prompt), "/") && w.Current == Complete && !w.foreign(c) {
+		if name, _, ok := gates.UserCommand(c.Prompt); ok && name == "follow-up" && w.Current == Complete && !w.foreign(c) {
 			// The user typed the follow-up: applied as typed.
 			_, args, _ := strings.Cut(strings.TrimSpace(c.Prompt), " ")
 			kind, request, _ := strings.Cut(strings.TrimSpace(args), " ")

@@ -99,12 +99,7 @@ func (w *Workflow) userPrompt(c *gates.Call, env *Env) gates.Outcome {
 		o.Changed = true
 		o.Log(gates.Record{Type: gates.RecUpdate, Reason: "workflow owned by session " + c.Session + " (its first prompt)"})
 	}
-	prompt := strings.TrimSpace(c.Prompt)
-	if name, ok := gates.CommandName(prompt); ok && strings.HasPrefix(prompt, "/") {
-		args := ""
-		if i := strings.IndexAny(prompt, " \t\n"); i >= 0 {
-			args = strings.TrimSpace(prompt[i:])
-		}
+	if name, args, ok := gates.UserCommand(c.Prompt); ok {
 		if d, handled := w.decision(name, args, c, env); handled {
 			if o.Changed {
 				d.Changed = true
