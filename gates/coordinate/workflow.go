@@ -129,22 +129,14 @@ func NewWorkflow(description, scope, session, topicDir string) (*Workflow, error
 	return c, nil
 }
 
+// byTool finds a launch by its tool_use_id.
 func (c *Workflow) byTool(id string) *Launch {
-	for _, l := range c.Launches {
-		if l.ToolUseID == id {
-			return l
-		}
-	}
-	return nil
+	return gates.Find(c.Launches, func(l *Launch) bool { return l.ToolUseID == id })
 }
 
+// byAgent finds a launch by its agent_id ("" finds none).
 func (c *Workflow) byAgent(id string) *Launch {
-	for _, l := range c.Launches {
-		if id != "" && l.AgentID == id {
-			return l
-		}
-	}
-	return nil
+	return gates.Find(c.Launches, func(l *Launch) bool { return id != "" && l.AgentID == id })
 }
 
 func (c *Workflow) running(agent, parent string) []*Launch {

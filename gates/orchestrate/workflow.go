@@ -198,25 +198,12 @@ func (w *Workflow) Encode() ([]byte, error) { return jsonenc.Marshal(w) }
 
 // launchByTool finds a launch by its tool_use_id.
 func (w *Workflow) launchByTool(id string) *Launch {
-	for _, l := range w.Launches {
-		if l.ToolUseID == id {
-			return l
-		}
-	}
-	return nil
+	return gates.Find(w.Launches, func(l *Launch) bool { return l.ToolUseID == id })
 }
 
-// launchByAgent finds a launch by its agent_id.
+// launchByAgent finds a launch by its agent_id ("" finds none).
 func (w *Workflow) launchByAgent(id string) *Launch {
-	if id == "" {
-		return nil
-	}
-	for _, l := range w.Launches {
-		if l.AgentID == id {
-			return l
-		}
-	}
-	return nil
+	return gates.Find(w.Launches, func(l *Launch) bool { return id != "" && l.AgentID == id })
 }
 
 // InFlight lists the launches still running, oldest first.
