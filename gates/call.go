@@ -79,7 +79,13 @@ const (
 type Outcome struct {
 	Verdict Verdict
 	Gate    int
-	Reason  string
+	// Reason is what a Deny or Block tells the model. For a refusal by a
+	// rule it is Refusal.Told() (see Refuse); the few refusals made
+	// without a rule's parts set it alone.
+	Reason string
+	// Refusal is the rule's refusal, as a value: what Reason renders, and
+	// what the log record keeps.
+	Refusal *Refusal
 	Context string
 	// Message is shown to the user, not the model (a systemMessage): the
 	// plan as orch-hook read it, before the user approves it.
@@ -107,6 +113,9 @@ type Record struct {
 	Task      int
 	Phase     int
 	Input     string
+	// Refusal is a deny record's refusal (Reason is its Text): the parts
+	// the log keeps beside the text.
+	Refusal *Refusal
 }
 
 // Record types (the names of state's event types).

@@ -1,5 +1,8 @@
 // Package gates is the kernel both workflows share (README, "Layout"): one
-// hook event as a Call and its answer as an Outcome with Records; a state
+// hook event as a Call and its answer as an Outcome with Records, a
+// rule's refusal as a value (Refusal: gate, task, rule, where the
+// workflow stands, next step; its Text is the one rendering of what the
+// model is told, and the log record keeps the parts); a state
 // machine as data (Machine: rows with named guards, one Fire that returns
 // a *TransitionError naming the state, the trigger and the failed guard,
 // one compiler of the stored table); the rules that hold whatever the

@@ -35,7 +35,18 @@ func MCPWriteCalls(c *Call) []*Call {
 	return calls
 }
 
-// MCPReason names the MCP tool in a refusal.
-func MCPReason(tool, reason string) string {
-	return strings.Replace(reason, "orch-hook: ", "orch-hook: (MCP tool "+tool+") ", 1)
+// ViaMCP names the MCP tool in a refusal of one of the writes it stands
+// for (MCPWriteCalls), in what the model is told and in its log record.
+func ViaMCP(tool string, o *Outcome) {
+	r := o.Refusal
+	if r == nil {
+		return
+	}
+	r.Via = tool
+	o.Reason = r.Told()
+	for i := range o.Records {
+		if o.Records[i].Refusal == r {
+			o.Records[i].Reason = r.Text()
+		}
+	}
 }

@@ -60,8 +60,5 @@ func GuardFinishedState(c *Call, root string) (Outcome, bool) {
 	if what == "" {
 		return Outcome{}, false
 	}
-	reason := "orch-hook: " + what
-	o := Outcome{Verdict: Deny, Reason: reason}
-	o.Log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
-	return o, true
+	return Refuse(Deny, &Refusal{Rule: what}, Record{ToolUseID: c.ToolUseID, AgentID: c.AgentID}), true
 }

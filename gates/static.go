@@ -74,35 +74,31 @@ func StaticRules(c *Call) (Outcome, bool) {
 	case "Skill":
 		name, ok := CommandName(strings.ToLower(c.Skill))
 		if ok && (UserCommands[name] || startCommands[name]) {
-			reason := fmt.Sprintf("orch-hook: /orch-hook:%s is the user's decision; the model may not invoke it. Ask the user to type it.", name)
+			rule := fmt.Sprintf("/orch-hook:%s is the user's decision; the model may not invoke it. Ask the user to type it.", name)
 			if startCommands[name] {
-				reason = fmt.Sprintf("orch-hook: only the user starts a workflow: ask them to type /orch-hook:%s <request>.", name)
+				rule = fmt.Sprintf("only the user starts a workflow: ask them to type /orch-hook:%s <request>.", name)
 			}
-			o := Outcome{Verdict: Deny, Reason: reason}
-			o.Log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
-			return o, true
+			return Refuse(Deny, &Refusal{Rule: rule}, Record{ToolUseID: c.ToolUseID, AgentID: c.AgentID}), true
 		}
 	case "Bash":
 		if named, allowed := c.namesBinary(); named && !allowed {
 			word := BinaryDecision(c.Command)
-			reason := fmt.Sprintf("orch-hook: running orch-hook %s from Bash is not allowed: %s is the user's decision. Ask the user to type /orch-hook:%s.", word, word, word)
+			rule := fmt.Sprintf("running orch-hook %s from Bash is not allowed: %s is the user's decision. Ask the user to type /orch-hook:%s.", word, word, word)
 			switch word {
 			case "start":
-				reason = "orch-hook: the model may not start a workflow; only the user does, with /orch-hook:orchestrate <request>."
+				rule = "the model may not start a workflow; only the user does, with /orch-hook:orchestrate <request>."
 			case "hook":
-				reason = "orch-hook: running `orch-hook hook` from Bash is not allowed: hook events come from Claude Code, not from the model."
+				rule = "running `orch-hook hook` from Bash is not allowed: hook events come from Claude Code, not from the model."
 			case "repair", "migrate", "init":
-				reason = fmt.Sprintf("orch-hook: running orch-hook %s from Bash is not allowed: it rewrites orch-hook's state or settings; ask the user to run it.", word)
+				rule = fmt.Sprintf("running orch-hook %s from Bash is not allowed: it rewrites orch-hook's state or settings; ask the user to run it.", word)
 			case "":
 				if c.namesSeal() {
-					reason = "orch-hook: " + c.StateWhat()
+					rule = c.StateWhat()
 					break
 				}
-				reason = "orch-hook: this command names the orch-hook binary (in some spelling) other than as a plain read-only command; from Bash the model may only read the workflow: `orch-hook status`, `log`, `explain`, `graph`, `report` (without -o) or `doctor`, with literal arguments. Decisions are the user's (typed /orch-hook:... commands) and hook events come from Claude Code."
+				rule = "this command names the orch-hook binary (in some spelling) other than as a plain read-only command; from Bash the model may only read the workflow: `orch-hook status`, `log`, `explain`, `graph`, `report` (without -o) or `doctor`, with literal arguments. Decisions are the user's (typed /orch-hook:... commands) and hook events come from Claude Code."
 			}
-			o := Outcome{Verdict: Deny, Reason: reason}
-			o.Log(Record{Type: RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
-			return o, true
+			return Refuse(Deny, &Refusal{Rule: rule}, Record{ToolUseID: c.ToolUseID, AgentID: c.AgentID}), true
 		}
 	}
 	return Outcome{}, false
@@ -164,10 +160,12 @@ const UnsandboxedWhat = "dangerouslyDisableSandbox is not allowed while an orch-
 func StartFromPrompt(c *Call) Outcome {
 	name, request, _ := UserCommand(c.Prompt)
 	if request == "" {
+		r := &Refusal{Rule: "say what to build: /orch-hook:orchestrate <request>."}
 		if name == "coordinate" {
-			return Outcome{Verdict: Block, Reason: "orch-hook: say what to research or build: /orch-hook:coordinate [--scope S] <description>."}
+			r.Rule = "say what to research or build: /orch-hook:coordinate [--scope S] <description>."
 		}
-		return Outcome{Verdict: Block, Reason: "orch-hook: say what to build: /orch-hook:orchestrate <request>."}
+		// Not logged: there may be no workflow to log it in.
+		return Outcome{Verdict: Block, Reason: r.Told(), Refusal: r}
 	}
 	return Outcome{Start: request}
 }

@@ -54,6 +54,15 @@ type Event struct {
 	StateBefore string    `json:"state_before,omitempty"`
 	StateAfter  string    `json:"state_after,omitempty"`
 	Reason      string    `json:"reason,omitempty"`
+	// A refusal's parts, on a deny record beside Reason, its text (README,
+	// "Seeing the workflow"): the rule (what was refused and why), where
+	// the workflow stood, the next step the model was told, and the MCP
+	// tool a refused write came through. Records written before refusals
+	// were values have Reason alone.
+	Rule  string `json:"rule,omitempty"`
+	Where string `json:"where,omitempty"`
+	Next  string `json:"next,omitempty"`
+	Via   string `json:"via,omitempty"`
 	// Input is what the decision was made on (e.g. a result line, a decision).
 	Input json.RawMessage `json:"input,omitempty"`
 	// Checkpoint is the complete resulting checkpoint of a state change, so

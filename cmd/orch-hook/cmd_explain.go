@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/internal/app"
+	"github.com/orch-hook/orch-hook/internal/status"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -38,8 +40,22 @@ type explainDenial struct {
 	Phase     int          `json:"phase"`      // 0 when none
 	AgentType string       `json:"agent_type"` // the launch refused, if one
 	Task      int          `json:"task"`       // 0 when none
-	Rule      string       `json:"rule"`
-	Gate      *explainGate `json:"gate"` // null when no gate applied
+	Rule      string       `json:"rule"`       // the reason as told, without "orch-hook: "
+	Gate      *explainGate `json:"gate"`       // null when no gate applied
+	// Refusal is the refusal as the decision made it, read from the log
+	// record's parts; null for a record that has none (written before
+	// refusals were values, or a refusal not made by a rule).
+	Refusal *explainRefusal `json:"refusal"`
+}
+
+// explainRefusal is a logged refusal's parts (gates.Refusal).
+type explainRefusal struct {
+	Gate  int    `json:"gate"`  // 0 when none
+	Task  int    `json:"task"`  // 0 when none
+	Via   string `json:"via"`   // the MCP tool a refused write came through, "" when none
+	Rule  string `json:"rule"`  // what was refused and why
+	Where string `json:"where"` // where the workflow stood, "" when not said
+	Next  string `json:"next"`  // the next step the model was told, "" when not said
 }
 
 type explainGate struct {
@@ -101,26 +117,7 @@ func explainCommand(e *env) *cli.Command {
 			switch {
 			case deny != nil:
 				r.Outcome = "denied"
-				d := &explainDenial{ToolUseID: deny.ToolUseID, Time: deny.Time, HookEvent: deny.HookEvent, Session: deny.Session, Serial: deny.Serial,
-					State: deny.StateBefore, Phase: deny.Phase, AgentType: deny.AgentType, Task: deny.Task, Rule: strings.TrimPrefix(deny.Reason, "orch-hook: ")}
-				r.Denial = d
-				fmt.Fprintf(&w, "%s was denied at %s (%s hook, session %s, state serial %d).\n", orWord(deny.ToolUseID, "The last denied call"), deny.Time.Local().Format(time.DateTime), orWord(deny.HookEvent, "a"), orWord(deny.Session, "unknown"), deny.Serial)
-				fmt.Fprintf(&w, "State then: %s", orDash(deny.StateBefore))
-				if deny.Phase > 0 {
-					fmt.Fprintf(&w, ", plan phase %d", deny.Phase)
-				}
-				if deny.AgentType != "" {
-					fmt.Fprintf(&w, "; the call: launch %s", deny.AgentType)
-					if deny.Task > 0 {
-						fmt.Fprintf(&w, " for Task %02d", deny.Task)
-					}
-				}
-				fmt.Fprintln(&w, ".")
-				fmt.Fprintf(&w, "Rule: %s\n", d.Rule)
-				if g, ok := app.Gate(deny.Gate); ok {
-					d.Gate = &explainGate{Number: deny.Gate, After: g.After, Allowed: g.Allowed, Forbidden: g.Forbidden}
-					fmt.Fprintf(&w, "Gate %d (after %s): allowed: %s; forbidden: %s.\n", deny.Gate, g.After, strings.Join(g.Allowed, ", "), strings.Join(g.Forbidden, ", "))
-				}
+				r.Denial = explainDeny(&w, deny)
 			case other != nil:
 				r.Outcome = "allowed"
 				r.Record = &explainRecord{Type: string(other.Type), Time: other.Time, StateBefore: other.StateBefore, StateAfter: other.StateAfter}
@@ -147,4 +144,42 @@ func orWord(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// explainDeny explains a deny record: the call, the state then, the
+// refusal and its gate. A record with the refusal's parts (Rule) is told
+// from them; an older one from its reason, as it was then.
+func explainDeny(w io.Writer, deny *state.Event) *explainDenial {
+	d := &explainDenial{ToolUseID: deny.ToolUseID, Time: deny.Time, HookEvent: deny.HookEvent, Session: deny.Session, Serial: deny.Serial,
+		State: deny.StateBefore, Phase: deny.Phase, AgentType: deny.AgentType, Task: deny.Task, Rule: strings.TrimPrefix(deny.Reason, "orch-hook: ")}
+	fmt.Fprintf(w, "%s was denied at %s (%s hook, session %s, state serial %d).\n", orWord(deny.ToolUseID, "The last denied call"), deny.Time.Local().Format(time.DateTime), orWord(deny.HookEvent, "a"), orWord(deny.Session, "unknown"), deny.Serial)
+	fmt.Fprintf(w, "State then: %s", orDash(deny.StateBefore))
+	if deny.Phase > 0 {
+		fmt.Fprintf(w, ", plan phase %d", deny.Phase)
+	}
+	if deny.AgentType != "" {
+		fmt.Fprintf(w, "; the call: launch %s", deny.AgentType)
+		if deny.Task > 0 {
+			fmt.Fprintf(w, " for Task %02d", deny.Task)
+		}
+	}
+	fmt.Fprintln(w, ".")
+	if deny.Rule == "" {
+		fmt.Fprintf(w, "Rule: %s\n", d.Rule)
+	} else {
+		f := &explainRefusal{Gate: deny.Gate, Task: deny.Task, Via: deny.Via, Rule: deny.Rule, Where: deny.Where, Next: deny.Next}
+		d.Refusal = f
+		fmt.Fprintf(w, "Rule: %s\n", status.DeniedRule(*deny))
+		if f.Where != "" {
+			fmt.Fprintf(w, "Where the workflow stood: %s.\n", f.Where)
+		}
+		if f.Next != "" {
+			fmt.Fprintf(w, "Next step the model was told: %s.\n", f.Next)
+		}
+	}
+	if g, ok := app.Gate(deny.Gate); ok {
+		d.Gate = &explainGate{Number: deny.Gate, After: g.After, Allowed: g.Allowed, Forbidden: g.Forbidden}
+		fmt.Fprintf(w, "Gate %d (after %s): allowed: %s; forbidden: %s.\n", deny.Gate, g.After, strings.Join(g.Allowed, ", "), strings.Join(g.Forbidden, ", "))
+	}
+	return d
 }

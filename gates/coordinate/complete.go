@@ -169,9 +169,8 @@ func (c *Workflow) subagentStop(call *gates.Call, env *Env) gates.Outcome {
 		if !slices.Contains(c.Nudged, call.AgentID) {
 			c.Nudged = append(c.Nudged, call.AgentID)
 			c.Kept = gates.Keep(c.Kept, call.AgentID, text)
-			reason := "orch-hook: " + problem + " Fix it, then reply with your complete report again, ending with the result line; the orchestrator cannot go on without it."
-			o.Verdict, o.Reason = gates.Block, reason
-			o.Log(gates.Record{Type: gates.RecDeny, AgentID: call.AgentID, AgentType: name, Reason: reason})
+			// To the agent, not the orchestrator: no state to name.
+			o.Refuse(gates.Block, &gates.Refusal{Rule: problem + " Fix it, then reply with your complete report again, ending with the result line; the orchestrator cannot go on without it."}, gates.Record{AgentID: call.AgentID, AgentType: name})
 			return o
 		}
 		l.Status, l.Ended = gates.Unrecognized, env.Now

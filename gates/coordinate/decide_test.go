@@ -133,7 +133,11 @@ func (h *ceHarness) list(dir string) []string {
 // do advances the clock and decides one call.
 func (h *ceHarness) do(call gates.Call) gates.Outcome {
 	h.env.Now = h.env.Now.Add(ceStep)
-	return Decide(h.c, &call, h.env)
+	o := Decide(h.c, &call, h.env)
+	if p := refusalProblem(o); p != "" {
+		h.t.Errorf("%s %s: %s", call.Event, call.Tool, p)
+	}
+	return o
 }
 
 func (h *ceHarness) ids() (tu, aid string) {

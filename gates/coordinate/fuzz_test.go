@@ -83,7 +83,9 @@ func FuzzDecideCoord(f *testing.F) {
 				continue
 			}
 			env.Now = now.Add(time.Duration(i) * time.Second)
-			Decide(c, call, env)
+			if p := refusalProblem(Decide(c, call, env)); p != "" {
+				t.Fatalf("event %d (%q): %s", i, line, p)
+			}
 			if _, ok := table[c.Current]; !ok {
 				t.Fatalf("event %d (%q): state %q is not on the %s path %v", i, line, c.Current, scope, table)
 			}

@@ -9,7 +9,7 @@ func (c *Workflow) preMCP(call *gates.Call, env *Env) gates.Outcome {
 	}
 	for _, wc := range gates.MCPWriteCalls(call) {
 		if o := c.preWrite(wc, env); o.Verdict == gates.Deny {
-			o.Reason = gates.MCPReason(call.Tool, o.Reason)
+			gates.ViaMCP(call.Tool, &o)
 			return o
 		}
 	}

@@ -34,19 +34,20 @@ func (c *Workflow) Next() string {
 	return "see `orch-hook status`"
 }
 
-func (c *Workflow) reason(what string) string {
-	return fmt.Sprintf("orch-hook: %s Now: coordinate (%s), state %s. Next: %s.", strings.TrimSpace(what), c.Scope, c.Current, c.Next())
+// refusal is a refusal at the current state: "WHAT Now: coordinate
+// (SCOPE), state S. Next: NEXT." (gates.Refusal.Text).
+func (c *Workflow) refusal(what string) *gates.Refusal {
+	return &gates.Refusal{Rule: strings.TrimSpace(what), Where: fmt.Sprintf("coordinate (%s), state %s", c.Scope, c.Current), Next: c.Next()}
 }
 
 func (c *Workflow) deny(what string, call *gates.Call) gates.Outcome {
-	r := c.reason(what)
+	r := c.refusal(what)
 	if call.AgentID != "" {
-		// Inside a subagent: the orchestrator's next step is no advice here.
-		r = fmt.Sprintf("orch-hook: %s (coordinate workflow, state %s.)", strings.TrimSpace(what), c.Current)
+		// Inside a subagent: the orchestrator's next step is no advice
+		// here; "WHAT (coordinate workflow, state S.)".
+		r.Where, r.Next = "coordinate workflow, state "+c.Current, ""
 	}
-	o := gates.Outcome{Verdict: gates.Deny, Reason: r}
-	o.Log(gates.Record{Type: gates.RecDeny, Reason: r, ToolUseID: call.ToolUseID, AgentID: call.AgentID})
-	return o
+	return gates.Refuse(gates.Deny, r, gates.Record{ToolUseID: call.ToolUseID, AgentID: call.AgentID})
 }
 
 // StartContext is what the orchestrator is told when a coordinate workflow

@@ -39,10 +39,9 @@ func (c *Workflow) stop(call *gates.Call, env *Env) gates.Outcome {
 		return o
 	}
 	c.StopBlocks++
-	r := c.reason(fmt.Sprintf("the workflow is not finished and the next step is yours (stop blocked %d/%d).", c.StopBlocks, limit))
 	o := stale
-	o.Verdict, o.Reason, o.Changed = gates.Block, r, true
-	o.Log(gates.Record{Type: gates.RecDeny, Reason: r})
+	o.Refuse(gates.Block, c.refusal(fmt.Sprintf("the workflow is not finished and the next step is yours (stop blocked %d/%d).", c.StopBlocks, limit)), gates.Record{})
+	o.Changed = true
 	return o
 }
 
@@ -62,10 +61,7 @@ func (c *Workflow) userPrompt(call *gates.Call) gates.Outcome {
 	}
 	switch name {
 	case "coordinate", "orchestrate":
-		r := c.reason("a workflow is already active here; end it with /orch-hook:abort before starting another.")
-		b := gates.Outcome{Verdict: gates.Block, Reason: r}
-		b.Log(gates.Record{Type: gates.RecDeny, Reason: r})
-		return b
+		return gates.Refuse(gates.Block, c.refusal("a workflow is already active here; end it with /orch-hook:abort before starting another."), gates.Record{})
 	case "abort":
 		if call.Session == "" || call.PromptID == "" || slices.Contains(c.Decisions, call.PromptID) {
 			return o

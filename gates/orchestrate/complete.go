@@ -187,9 +187,10 @@ func (w *Workflow) owedLine(c *gates.Call, agent, job, text string, env *Env) (g
 	}
 	w.Nudged = append(w.Nudged, c.AgentID)
 	w.Kept = gates.Keep(w.Kept, c.AgentID, text)
-	reason := "orch-hook: " + what + " Reply with your complete report again, ending with that line; the orchestrator cannot go on without it."
-	o := gates.Outcome{Verdict: gates.Block, Reason: reason, Changed: true}
-	o.Log(gates.Record{Type: gates.RecDeny, AgentID: c.AgentID, AgentType: agent, Reason: reason})
+	// To the agent, not the orchestrator: no step of the workflow to name.
+	r := &gates.Refusal{Rule: what + " Reply with your complete report again, ending with that line; the orchestrator cannot go on without it."}
+	o := gates.Refuse(gates.Block, r, gates.Record{AgentID: c.AgentID, AgentType: agent})
+	o.Changed = true
 	return o, true
 }
 

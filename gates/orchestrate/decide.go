@@ -170,10 +170,7 @@ func decideFinished(w *Workflow, c *gates.Call, env *Env) gates.Outcome {
 // per prompt the user typed since.
 func (w *Workflow) followUpSkill(c *gates.Call, env *Env) gates.Outcome {
 	deny := func(why string) gates.Outcome {
-		reason := "orch-hook: " + why
-		o := gates.Outcome{Verdict: gates.Deny, Reason: reason}
-		o.Log(gates.Record{Type: gates.RecDeny, Reason: reason, ToolUseID: c.ToolUseID, AgentID: c.AgentID})
-		return o
+		return gates.Refuse(gates.Deny, &gates.Refusal{Rule: why}, gates.Record{ToolUseID: c.ToolUseID, AgentID: c.AgentID})
 	}
 	switch {
 	case c.AgentID != "":
@@ -203,28 +200,32 @@ func (w *Workflow) foreign(c *gates.Call) bool {
 	return w.Owner != "" && c.Session != "" && c.Session != w.Owner
 }
 
-func (w *Workflow) foreignReason() string {
-	return "orch-hook: this workflow belongs to another Claude Code session. To continue it here, type /orch-hook:resume (see `orch-hook status`)."
+// foreignRefusal is the refusal of a call from a session that does not
+// own the workflow: the rule alone.
+func (w *Workflow) foreignRefusal() *gates.Refusal {
+	return &gates.Refusal{Rule: "this workflow belongs to another Claude Code session. To continue it here, type /orch-hook:resume (see `orch-hook status`)."}
 }
 
-// deny builds a PreToolUse deny with the standard reason.
+// foreignReason is the foreign refusal's text. A block or a follow-up
+// refused for it takes the text as its rule, prefix and all (as before
+// refusals were values; the reason is kept byte for byte).
+func (w *Workflow) foreignReason() string { return w.foreignRefusal().Text() }
+
+// refusal is a refusal at the current step: "[Gate N] WHAT Now: WHERE.
+// Next: NEXT." (gates.Refusal.Text).
+func (w *Workflow) refusal(gate int, what string) *gates.Refusal {
+	return &gates.Refusal{Gate: gate, Rule: strings.TrimSpace(what), Where: w.Where(), Next: w.Next(nil)}
+}
+
+// refuse answers v for r, logged with the current phase.
+func (w *Workflow) refuse(v gates.Verdict, r *gates.Refusal, rec gates.Record) gates.Outcome {
+	rec.Phase = w.Phase
+	return gates.Refuse(v, r, rec)
+}
+
+// deny builds a PreToolUse deny with the standard refusal.
 func (w *Workflow) deny(gate int, what string) gates.Outcome {
-	reason := w.reason(gate, what)
-	o := gates.Outcome{Verdict: gates.Deny, Gate: gate, Reason: reason}
-	o.Log(gates.Record{Type: gates.RecDeny, Gate: gate, Reason: reason, Phase: w.Phase})
-	return o
-}
-
-// reason is "orch-hook: [Gate N] WHAT Now: WHERE. Next: NEXT."
-func (w *Workflow) reason(gate int, what string) string {
-	var b strings.Builder
-	b.WriteString("orch-hook: ")
-	if gate > 0 {
-		fmt.Fprintf(&b, "[Gate %d] ", gate)
-	}
-	b.WriteString(strings.TrimSpace(what))
-	fmt.Fprintf(&b, " Now: %s. Next: %s.", w.Where(), w.Next(nil))
-	return b.String()
+	return w.refuse(gates.Deny, w.refusal(gate, what), gates.Record{})
 }
 
 // tampered blocks progress while the plan files differ from what orch-hook

@@ -32,9 +32,7 @@ func (w *Workflow) preAgent(c *gates.Call, env *Env) gates.Outcome {
 		return w.deny(0, fmt.Sprintf("only the orchestrator (the main thread) launches workflow agents; %s may not launch %s.", c.AgentType, name))
 	}
 	if w.foreign(c) {
-		o := gates.Outcome{Verdict: gates.Deny, Reason: w.foreignReason()}
-		o.Log(gates.Record{Type: gates.RecDeny, Reason: o.Reason, ToolUseID: c.ToolUseID, AgentType: name})
-		return o
+		return gates.Refuse(gates.Deny, w.foreignRefusal(), gates.Record{ToolUseID: c.ToolUseID, AgentType: name})
 	}
 	if c.Isolation != "" {
 		return w.deny(0, fmt.Sprintf("isolation %q on a workflow agent is not allowed: its edits would happen outside the project the gates watch; launch %s without isolation.", c.Isolation, name))
@@ -45,10 +43,9 @@ func (w *Workflow) preAgent(c *gates.Call, env *Env) gates.Outcome {
 	o := gates.Outcome{}
 	job, task, gate, why := w.jobFor(name, c, env, &o)
 	if why != "" {
-		d := w.deny(gate, why)
-		d.Records[0].AgentType = name
-		d.Records[0].ToolUseID = c.ToolUseID
-		d.Records[0].Task = task
+		r := w.refusal(gate, why)
+		r.Task = task
+		d := w.refuse(gates.Deny, r, gates.Record{AgentType: name, ToolUseID: c.ToolUseID})
 		// Taking an appended phase is kept even when the launch is refused.
 		d.Changed = o.Changed
 		d.Records = append(o.Records, d.Records...)

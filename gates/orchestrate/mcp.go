@@ -20,9 +20,9 @@ func (w *Workflow) preMCP(c *gates.Call, env *Env) gates.Outcome {
 			o = w.preWrite(wc, env)
 		}
 		if o.Verdict == gates.Deny {
-			o.Reason = gates.MCPReason(c.Tool, o.Reason)
+			gates.ViaMCP(c.Tool, &o)
 			for i := range o.Records {
-				o.Records[i].ToolUseID, o.Records[i].AgentID, o.Records[i].Reason = c.ToolUseID, c.AgentID, o.Reason
+				o.Records[i].ToolUseID, o.Records[i].AgentID = c.ToolUseID, c.AgentID
 			}
 			return o
 		}

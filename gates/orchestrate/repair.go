@@ -91,9 +91,7 @@ func (w *Workflow) planDrift(env *Env) ([]string, *gates.Outcome) {
 	}
 	files := env.files()
 	if env.loadErr != nil {
-		reason := w.reason(0, fmt.Sprintf("cannot read %s (%v), so the plan cannot be checked; fix the directory's permissions.", TasksDir, env.loadErr))
-		o := gates.Outcome{Verdict: gates.Deny, Reason: reason}
-		o.Log(gates.Record{Type: gates.RecDeny, Reason: reason, Phase: w.Phase})
+		o := w.deny(0, fmt.Sprintf("cannot read %s (%v), so the plan cannot be checked; fix the directory's permissions.", TasksDir, env.loadErr))
 		return nil, &o
 	}
 	if files == nil {
@@ -144,14 +142,8 @@ func (w *Workflow) restores(env *Env, name, next string) bool {
 // The log keeps the first paragraph; the model sees the diffs too.
 func (w *Workflow) driftRefusal(env *Env, changed []string, c *gates.Call, target string) gates.Outcome {
 	head, blocks := w.driftReport(env, changed, c, target)
-	logged := fmt.Sprintf("orch-hook: %s Now: %s. Next: once the plan is back as orch-hook recorded it (or accepted), %s.", head, w.Where(), w.Next(nil))
-	reason := logged
-	if blocks != "" {
-		reason += "\n\n" + blocks
-	}
-	o := gates.Outcome{Verdict: gates.Deny, Reason: reason}
-	o.Log(gates.Record{Type: gates.RecDeny, Reason: logged, Phase: w.Phase})
-	return o
+	r := &gates.Refusal{Rule: head, Where: w.Where(), Next: "once the plan is back as orch-hook recorded it (or accepted), " + w.Next(nil), Detail: blocks}
+	return w.refuse(gates.Deny, r, gates.Record{})
 }
 
 // driftNotice is the drift refusal for a step that cannot be taken while

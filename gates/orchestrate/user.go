@@ -53,9 +53,8 @@ func (w *Workflow) stop(c *gates.Call, env *Env) gates.Outcome {
 	}
 	w.StopBlocks++
 	gate := stopGate(w)
-	reason := w.reason(gate, fmt.Sprintf("the workflow is not finished and the next step is yours (stop blocked %d/%d).", w.StopBlocks, limit))
-	o.Verdict, o.Gate, o.Reason, o.Changed = gates.Block, gate, reason, true
-	o.Log(gates.Record{Type: gates.RecDeny, Gate: gate, Reason: reason, Phase: w.Phase})
+	o.Refuse(gates.Block, w.refusal(gate, fmt.Sprintf("the workflow is not finished and the next step is yours (stop blocked %d/%d).", w.StopBlocks, limit)), gates.Record{Phase: w.Phase})
+	o.Changed = true
 	return o
 }
 
@@ -240,10 +239,7 @@ func (w *Workflow) decision(name, args string, c *gates.Call, env *Env) (gates.O
 
 // block refuses a UserPromptSubmit (the prompt is not sent to the model).
 func (w *Workflow) block(what string) gates.Outcome {
-	reason := w.reason(0, what)
-	o := gates.Outcome{Verdict: gates.Block, Reason: reason}
-	o.Log(gates.Record{Type: gates.RecDeny, Reason: reason})
-	return o
+	return gates.Refuse(gates.Block, w.refusal(0, what), gates.Record{})
 }
 
 func (w *Workflow) approve(env *Env) gates.Outcome {
@@ -450,11 +446,9 @@ func (w *Workflow) skipDrift(env *Env) (gates.Outcome, bool) {
 		fmt.Fprintf(&b, "remove the new %s with `rm %s` in your terminal", gates.Pick(len(unrecorded), "file", "files"), strings.Join(unrecorded, " "))
 	}
 	b.WriteString("; or accept the plan as it stands with /orch-hook:resolve accept-plan (it lists what changed; a change the gates read takes the plan back to step 3 for your approval). Then type /orch-hook:resolve skip again.")
-	o := w.block(b.String())
-	if _, diffs := w.driftReport(env, changed, nil, ""); diffs != "" {
-		o.Reason += "\n\n" + diffs
-	}
-	return o, true
+	r := w.refusal(0, b.String())
+	_, r.Detail = w.driftReport(env, changed, nil, "")
+	return gates.Refuse(gates.Block, r, gates.Record{}), true
 }
 
 func (w *Workflow) sessionStart(c *gates.Call, env *Env) gates.Outcome {

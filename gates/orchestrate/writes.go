@@ -94,9 +94,7 @@ func (w *Workflow) prePlanWrite(c *gates.Call, env *Env, name string) gates.Outc
 // planWriteRule is "who may write what" for a file under the tasks dir.
 func (w *Workflow) planWriteRule(c *gates.Call, env *Env, name string) gates.Outcome {
 	if w.foreign(c) {
-		o := gates.Outcome{Verdict: gates.Deny, Reason: w.foreignReason()}
-		o.Log(gates.Record{Type: gates.RecDeny, Reason: o.Reason})
-		return o
+		return gates.Refuse(gates.Deny, w.foreignRefusal(), gates.Record{})
 	}
 	if c.Write == nil || c.Write.Notebook {
 		return w.deny(0, fmt.Sprintf("%s may only be changed with Write or Edit.", name))

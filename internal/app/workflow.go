@@ -100,6 +100,9 @@ func toEvents(records []gates.Record, call *gates.Call, w *orchestrate.Workflow)
 	events := make([]state.Event, 0, len(records))
 	for _, r := range records {
 		ev := state.Event{Type: r.Type, Gate: r.Gate, Reason: r.Reason, AgentID: r.AgentID, AgentType: r.AgentType, ToolUseID: r.ToolUseID, Task: r.Task, Phase: r.Phase}
+		if f := r.Refusal; f != nil {
+			ev.Rule, ev.Where, ev.Next, ev.Via = f.Rule, f.Where, f.Next, f.Via
+		}
 		if r.Phase == 0 {
 			ev.Phase = w.Phase
 		}

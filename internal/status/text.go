@@ -8,6 +8,7 @@ import (
 
 	"github.com/orch-hook/orch-hook/gates/coordinate"
 	"github.com/orch-hook/orch-hook/internal/shorten"
+	"github.com/orch-hook/orch-hook/state"
 )
 
 // style colours text on a terminal and is a no-op otherwise.
@@ -291,10 +292,32 @@ func writeRecent(w io.Writer, r *Report, s style) {
 	}
 	if len(r.Recent.Denials) > 0 {
 		fmt.Fprintln(w, "Recent denials:")
-		for _, ev := range r.Recent.Denials {
-			fmt.Fprintf(w, "  %s %s  %s\n", ev.Time.Local().Format("15:04:05"), s.red(orDash(ev.ToolUseID)), shorten.Runes(strings.TrimPrefix(shorten.OneLine(ev.Reason), "orch-hook: "), 110))
+		for i, ev := range r.Recent.Denials {
+			fmt.Fprintf(w, "  %s %s  %s\n", ev.Time.Local().Format("15:04:05"), s.red(orDash(ev.ToolUseID)), shorten.Runes(DeniedRule(ev), 110))
+			if i == len(r.Recent.Denials)-1 && ev.Next != "" {
+				fmt.Fprintf(w, "    the model was told next: %s\n", shorten.Runes(shorten.OneLine(ev.Next), 110))
+			}
 		}
 	}
+}
+
+// DeniedRule is a deny record's rule on one line, with its gate (and the
+// MCP tool a write came through), read from the refusal's parts; a record
+// without them (older, or not a rule's) shows its reason. Status and
+// `orch-hook explain` show a refusal's rule with it.
+func DeniedRule(ev state.Event) string {
+	if ev.Rule == "" {
+		return strings.TrimPrefix(shorten.OneLine(ev.Reason), "orch-hook: ")
+	}
+	var b strings.Builder
+	if ev.Via != "" {
+		b.WriteString("(MCP tool " + ev.Via + ") ")
+	}
+	if ev.Gate > 0 {
+		fmt.Fprintf(&b, "[Gate %d] ", ev.Gate)
+	}
+	b.WriteString(shorten.OneLine(ev.Rule))
+	return b.String()
 }
 
 func orNone(s string) string {
