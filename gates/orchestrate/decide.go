@@ -178,7 +178,7 @@ func (w *Workflow) followUpSkill(c *gates.Call, env *Env) gates.Outcome {
 	case w.Current != Complete:
 		return deny(fmt.Sprintf("a follow-up reopens a complete workflow; this one is %s.", w.Current))
 	case w.foreign(c):
-		return deny(w.foreignReason())
+		return deny(w.foreignRefusal().Rule)
 	case !w.UserAsked:
 		return deny("a follow-up answers a request the user typed after the workflow completed; there is none since the last follow-up. Ask the user what to do next.")
 	}
@@ -205,11 +205,6 @@ func (w *Workflow) foreign(c *gates.Call) bool {
 func (w *Workflow) foreignRefusal() *gates.Refusal {
 	return &gates.Refusal{Rule: "this workflow belongs to another Claude Code session. To continue it here, type /orch-hook:resume (see `orch-hook status`)."}
 }
-
-// foreignReason is the foreign refusal's text. A block or a follow-up
-// refused for it takes the text as its rule, prefix and all (as before
-// refusals were values; the reason is kept byte for byte).
-func (w *Workflow) foreignReason() string { return w.foreignRefusal().Text() }
 
 // refusal is a refusal at the current step: "[Gate N] WHAT Now: WHERE.
 // Next: NEXT." (gates.Refusal.Text).

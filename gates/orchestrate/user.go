@@ -200,7 +200,7 @@ func (w *Workflow) decision(name, args string, c *gates.Call, env *Env) (gates.O
 		return gates.Outcome{}, true // the same prompt seen again: not a second decision
 	}
 	if name != "resume" && w.foreign(c) {
-		return w.block(w.foreignReason()), true
+		return w.block(w.foreignRefusal().Rule), true
 	}
 	var o gates.Outcome
 	switch name {
