@@ -183,17 +183,11 @@ func childEnv(extra []string) []string {
 	return append(env, extra...)
 }
 
-// benchCache receives the markers (and keys) of procbench's workflows. It
-// is procbench's own config directory too, so that state.Store.MarkerPath
-// names the marker its children write (see snapshot).
-var benchCache = func() string {
-	dir, err := os.MkdirTemp("", "procbench-cache-")
-	if err != nil {
-		dir = os.TempDir()
-	}
-	os.Setenv("XDG_CONFIG_HOME", dir)
-	return dir
-}()
+// benchCache receives the markers (and keys) of procbench's workflows
+// (newHarness makes it). It is procbench's own config directory too, so
+// that state.Store.MarkerPath names the marker its children write (see
+// snapshot).
+var benchCache string
 
 // stats summarizes a series of runs.
 type stats struct {
