@@ -201,3 +201,43 @@ func benchUpdate(b *testing.B, s *Store, seeded int64) {
 		}
 	}
 }
+
+// BenchmarkTailOfPastDenials is what `orch-hook status` does on a log whose
+// last transitions are 100,000 denials back: look back past every one of
+// them, reading the whole log backwards, for the last 5 transitions (the
+// start record is the only one there is).
+func BenchmarkTailOfPastDenials(b *testing.B) {
+	s := benchStore(b)
+	f, err := os.OpenFile(s.LogPath(), os.O_WRONLY|os.O_APPEND, fileMode)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for i := 0; i < 100_000; i++ {
+		ev := Event{Time: s.Now(), Serial: 1, Type: EventDeny, Session: "s", HookEvent: "PreToolUse",
+			ToolUseID: "toolu_" + strconv.Itoa(i), StateBefore: "research", Reason: "orch-hook: a denial seeded by the benchmark"}
+		line, err := json.Marshal(&ev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.Write(line)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	// Written by hand, so sealed by accepting it as it is.
+	if _, err := s.AcceptState("the benchmark"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		evs, err := s.TailOf(5, EventTransition, EventStart, EventUserDecision)
+		if err != nil || len(evs) != 1 || evs[0].Type != EventStart {
+			b.Fatalf("TailOf = %d records (%v), want the start record", len(evs), err)
+		}
+	}
+}

@@ -221,70 +221,117 @@ func (s *Store) TailOf(n int, types ...string) ([]Event, error) {
 	return out, nil
 }
 
-// reverseLines calls fn on each complete line of f, last first, reading
-// the file backwards once, until fn returns false. A torn last line (no
-// newline) is skipped.
+// reverseLines calls fn on each complete line of f (with its newline), last
+// first, reading the file backwards once, until fn returns false. A torn
+// last line (no newline) is skipped, however long. line is only valid
+// during the call: fn must copy what it keeps (json.Unmarshal does).
+//
+// It reads in chunks into two buffers it reuses, and finds the lines of
+// each chunk forwards (bytes.IndexByte is vectorized; LastIndexByte is
+// not), then hands them to fn in reverse: status reads a 100,000-record
+// log this way when it looks back for the last transitions.
 func reverseLines(f *os.File, fn func(line []byte) bool) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
-	const chunk = 64 * 1024
+	const chunk = 256 << 10
 	pos := fi.Size()
-	var carry []byte // the start of a line whose end was already read
-	first := true
+	var buf, spare []byte
+	var carry []byte // a prefix of buf: the end of a line whose start is not read yet
+	var starts []int
+	torn := true // nothing but a torn last line read so far
 	for pos > 0 {
-		n := int64(chunk)
-		if pos < n {
-			n = pos
-		}
+		n := min(int64(chunk), pos)
 		pos -= n
-		buf := make([]byte, n, int(n)+len(carry))
-		if _, err := f.ReadAt(buf, pos); err != nil && err != io.EOF {
+		need := int(n) + len(carry)
+		if cap(spare) < need {
+			spare = make([]byte, need, need+chunk/4) // room for the carry of most lines
+		}
+		next := spare[:need]
+		copy(next[n:], carry) // carry is in buf, never in spare
+		if _, err := f.ReadAt(next[:n], pos); err != nil && err != io.EOF {
 			return err
 		}
-		buf = append(buf, carry...)
-		if first {
-			first = false
-			if i := bytes.LastIndexByte(buf, '\n'); i < len(buf)-1 {
-				buf = buf[:i+1] // drop a torn last line
-			}
-		}
-		for {
-			i := bytes.LastIndexByte(buf[:max(len(buf)-1, 0)], '\n')
+		buf, spare = next, buf
+		if torn {
+			i := bytes.LastIndexByte(buf, '\n')
 			if i < 0 {
-				break
+				carry = nil // all of it belongs to the torn line
+				continue
 			}
-			if line := buf[i+1:]; len(line) > 1 && !fn(line) {
+			buf, torn = buf[:i+1], false
+		}
+		// buf ends with a newline. Unless the file starts here, what
+		// precedes its first newline may be the end of a longer line.
+		first := 0
+		if pos > 0 {
+			first = bytes.IndexByte(buf, '\n') + 1
+		}
+		starts = starts[:0]
+		for j := first; j < len(buf); {
+			starts = append(starts, j)
+			j += bytes.IndexByte(buf[j:], '\n') + 1
+		}
+		end := len(buf)
+		for k := len(starts) - 1; k >= 0; k-- {
+			line := buf[starts[k]:end]
+			end = starts[k]
+			if len(line) > 1 && !fn(line) {
 				return nil
 			}
-			buf = buf[:i+1]
 		}
-		carry = buf
-	}
-	if len(carry) > 1 {
-		fn(carry)
+		carry = buf[:first]
 	}
 	return nil
 }
 
 // hasType checks a record's "type" without decoding it: the encoder writes
-// `"type":"deny"` with no spaces, right after time and serial, so only the
-// line's head is searched.
+// `{"time":"...","serial":N,"type":"deny"` with no spaces, so the type is
+// read at that place; a line of another shape has it searched for in its
+// head.
 func hasType(line []byte, types []string) bool {
-	head := line
-	if len(head) > 160 {
-		head = head[:160]
+	rest, ok := typeAt(line)
+	if !ok {
+		head := line
+		if len(head) > 160 {
+			head = head[:160]
+		}
+		i := bytes.Index(head, []byte(`"type":"`))
+		if i < 0 {
+			return false
+		}
+		rest = head[i+len(`"type":"`):]
 	}
-	i := bytes.Index(head, []byte(`"type":"`))
-	if i < 0 {
-		return false
-	}
-	rest := head[i+len(`"type":"`):]
 	for _, t := range types {
 		if len(rest) > len(t) && string(rest[:len(t)]) == t && rest[len(t)] == '"' {
 			return true
 		}
 	}
 	return false
+}
+
+// typeAt returns what follows `"type":"` in a line that starts as the
+// encoder writes a record: `{"time":"<no quote>","serial":<digits>,"type":"`.
+// There the first `"type":"` of the line is that one (a time holds no
+// quote), so the answer is the one a search would give.
+func typeAt(line []byte) ([]byte, bool) {
+	const open, serial, typ = `{"time":"`, `","serial":`, `,"type":"`
+	if !bytes.HasPrefix(line, []byte(open)) {
+		return nil, false
+	}
+	rest := line[len(open):]
+	i := bytes.IndexByte(rest[:min(len(rest), 64)], '"')
+	if i < 0 || !bytes.HasPrefix(rest[i:], []byte(serial)) {
+		return nil, false
+	}
+	rest = rest[i+len(serial):]
+	d := 0
+	for d < len(rest) && rest[d] >= '0' && rest[d] <= '9' {
+		d++
+	}
+	if d == 0 || !bytes.HasPrefix(rest[d:], []byte(typ)) {
+		return nil, false
+	}
+	return rest[d+len(typ):], true
 }

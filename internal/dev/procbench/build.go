@@ -50,6 +50,12 @@ func newHarness(diskDir string, log io.Writer) (_ *harness, err error) {
 	if h.bin, err = h.mkdirTemp("", "procbench-bin-"); err != nil {
 		return nil, err
 	}
+	if benchCache, err = h.mkdirTemp("", "procbench-cache-"); err != nil {
+		return nil, err
+	}
+	if err := os.Setenv("XDG_CONFIG_HOME", benchCache); err != nil {
+		return nil, err
+	}
 
 	// tmpfs: /dev/shm when it exists, else the temp dir (labelled as what
 	// it is).

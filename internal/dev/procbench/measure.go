@@ -26,6 +26,11 @@ type command struct {
 	before func() error
 	// check, when set, validates the stdout of the command's first run.
 	check func(stdout []byte) error
+	// every validates the stdout of each later run; when nil, it must be
+	// the first run's. (A run that fails closed, say on a state its
+	// before did not put back whole, answers otherwise and stops the
+	// benchmark instead of being timed.)
+	every func(stdout []byte) error
 }
 
 // sample is one timed run.
@@ -84,6 +89,7 @@ type runner struct {
 	out, errOut *os.File
 	env         []string
 	runs        int
+	first       []byte // the stdout of the first run
 }
 
 func newRunner(h *harness, c command, i int) (*runner, error) {
@@ -139,14 +145,24 @@ func (r *runner) run() (sample, error) {
 		msg, _ := os.ReadFile(r.errOut.Name())
 		return sample{}, fmt.Errorf("%s: %s %s: %v\n%s", r.key, r.path, strings.Join(r.args, " "), err, msg)
 	}
-	if r.runs++; r.runs == 1 && r.check != nil {
-		out, err := os.ReadFile(r.out.Name())
-		if err != nil {
-			return sample{}, err
+	out, err := os.ReadFile(r.out.Name())
+	if err != nil {
+		return sample{}, err
+	}
+	switch r.runs++; {
+	case r.runs == 1:
+		r.first = out
+		if r.check != nil {
+			if err := r.check(out); err != nil {
+				return sample{}, fmt.Errorf("%s: unexpected output: %w", r.key, err)
+			}
 		}
-		if err := r.check(out); err != nil {
-			return sample{}, fmt.Errorf("%s: unexpected output: %w", r.key, err)
+	case r.every != nil:
+		if err := r.every(out); err != nil {
+			return sample{}, fmt.Errorf("%s: run %d: unexpected output: %w", r.key, r.runs, err)
 		}
+	case string(out) != string(r.first):
+		return sample{}, fmt.Errorf("%s: run %d: got %q, the first run printed %q", r.key, r.runs, out, r.first)
 	}
 	return sample{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
 }
@@ -157,7 +173,7 @@ func childEnv(extra []string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "CLAUDE_PROJECT_DIR" || strings.HasPrefix(k, "ORCH_HOOK_") || k == "GODEBUG" || k == "GOGC" || k == "GOMAXPROCS" {
+		if k == "CLAUDE_PROJECT_DIR" || strings.HasPrefix(k, "ORCH_HOOK_") || k == "GODEBUG" || k == "GOGC" || k == "GOMAXPROCS" || k == "XDG_CONFIG_HOME" {
 			continue
 		}
 		env = append(env, kv)
@@ -167,14 +183,11 @@ func childEnv(extra []string) []string {
 	return append(env, extra...)
 }
 
-// benchCache receives the markers of procbench's workflows.
-var benchCache = func() string {
-	dir, err := os.MkdirTemp("", "procbench-cache-")
-	if err != nil {
-		return os.TempDir()
-	}
-	return dir
-}()
+// benchCache receives the markers (and keys) of procbench's workflows
+// (newHarness makes it). It is procbench's own config directory too, so
+// that state.Store.MarkerPath names the marker its children write (see
+// snapshot).
+var benchCache string
 
 // stats summarizes a series of runs.
 type stats struct {

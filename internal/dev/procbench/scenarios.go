@@ -21,6 +21,9 @@ type scenario struct {
 	// target is the largest ratio median/floor median that meets it; 0
 	// means the ratio is reported only.
 	target float64
+	// maxMedian, when set, is an absolute target instead: the command's
+	// median wall time must be below it (the ratio is then reported only).
+	maxMedian time.Duration
 	// setup prepares the project directories (untimed) and returns the
 	// command to time and its floor. Commands with the same key are run
 	// once per round and shared, so a floor used by several scenarios is
@@ -102,13 +105,15 @@ var scenarios = []scenario{
 		},
 	},
 	{
+		// Issue 15: at most 1.8x the trivial Go binary.
 		name:   "f. Agent launch at 4a (PreToolUse), tmpfs",
-		target: 2.5,
+		target: 1.8,
 		setup:  (*harness).benchLaunch,
 	},
 	{
+		// Issue 15: at most 1.8x the trivial Go binary.
 		name:   "g. agent completion at 4a (SubagentStop), tmpfs",
-		target: 2.5,
+		target: 1.8,
 		setup:  (*harness).benchCompletion,
 	},
 	{
@@ -118,16 +123,20 @@ var scenarios = []scenario{
 		setup: (*harness).benchWiring,
 	},
 	{
-		// The target is absolute (under 20 ms), so the ratio is reported only.
-		name:  "h. orch-hook status at 4a, 10,000 logged events (target < 20 ms)",
-		setup: (*harness).benchStatus,
+		// The target is absolute: the median wall time, not the ratio.
+		name:      "h. orch-hook status at 4a, 100,000 logged events",
+		maxMedian: 50 * time.Millisecond,
+		setup:     func(h *harness) (command, command, error) { return h.benchStatus(100_000) },
 	},
 }
 
 // benchStatus is `orch-hook status` on a workflow at 4a whose log holds
-// 10,000 events (the real ones of reaching 4a, then denials).
-func (h *harness) benchStatus() (command, command, error) {
-	p, err := h.project(h.disk, "status-10k")
+// events events: the real ones of reaching 4a, then denials, so that the
+// last transitions are at the very start of the log (status's worst case:
+// it looks back past every denial for them).
+func (h *harness) benchStatus(events int) (command, command, error) {
+	key := fmt.Sprintf("status-%d", events)
+	p, err := h.project(h.disk, key)
 	if err != nil {
 		return command{}, command{}, err
 	}
@@ -155,7 +164,7 @@ func (h *harness) benchStatus() (command, command, error) {
 		return command{}, command{}, err
 	}
 	w := bufio.NewWriter(f)
-	for i := have; i < 10_000; i++ {
+	for i := have; i < events; i++ {
 		fmt.Fprintf(w, `{"time":"2026-11-22T10:00:00Z","serial":%d,"type":"deny","session":"s","hook_event":"PreToolUse","tool_use_id":"toolu_%05d","state_before":"4a","reason":"orch-hook: a denial seeded by procbench"}`+"\n", snap.Serial, i)
 	}
 	if err := w.Flush(); err != nil {
@@ -169,11 +178,12 @@ func (h *harness) benchStatus() (command, command, error) {
 		return command{}, command{}, err
 	}
 	return command{
-		key:   "status-10k",
+		key:   key,
 		label: "orch-hook status",
 		path:  h.orch,
 		args:  []string{"--project", p, "status"},
 		check: outputHasPrefix("orch-hook orchestrate workflow"),
+		every: outputHasPrefix("orch-hook orchestrate workflow"), // its ages move with the clock
 	}, h.floorTrivialCmd(), nil
 }
 
@@ -232,6 +242,7 @@ func (h *harness) bump(key, project string) command {
 		path:  h.orch,
 		args:  []string{"--project", project, "test-bump", "--count", "1"},
 		check: outputHasPrefix("committed "),
+		every: outputHasPrefix("committed "), // one serial further each run
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/orch-hook/orch-hook/internal/dev/payloads"
+	"github.com/orch-hook/orch-hook/state"
 )
 
 // This file drives a project through the real orchestrate workflow with
@@ -233,20 +234,37 @@ func (h *harness) status(project string) (benchStatus, error) {
 	return st, nil
 }
 
-// snapshot copies project's .orchestrator directory aside and returns a
-// function that puts that copy back (untimed, in command.before), so that
-// every run of a command that changes the state starts from the same state.
+// snapshot copies project's .orchestrator directory and its workflow's
+// marker (outside the project, in procbench's config directory) aside, and
+// returns a function that puts both back (untimed, in command.before), so
+// that every run of a command that changes the state starts from the same
+// state. Without the marker, orch-hook would find the state rolled back and
+// fail closed. The files put back are new files, so their stamps no longer
+// match the marker's: an untimed `orch-hook repair` (which on a healthy
+// state only checks it and records the stamps) pins them again, and the
+// timed run reads the state as it reads one orch-hook has just written.
 func (h *harness) snapshot(project string) (restore func() error, err error) {
 	live := filepath.Join(project, ".orchestrator")
 	saved := project + ".snapshot"
 	if err := copyTree(live, saved); err != nil {
 		return nil, err
 	}
+	marker := state.Open(project).MarkerPath()
+	pinned, err := os.ReadFile(marker)
+	if err != nil {
+		return nil, fmt.Errorf("the workflow's marker: %w", err)
+	}
 	return func() error {
 		if err := os.RemoveAll(live); err != nil {
 			return err
 		}
-		return copyTree(saved, live)
+		if err := copyTree(saved, live); err != nil {
+			return err
+		}
+		if err := os.WriteFile(marker, pinned, 0o600); err != nil {
+			return err
+		}
+		return h.orchHook("--project", project, "repair")
 	}, nil
 }
 
