@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -34,6 +36,10 @@ type Checkpoint struct {
 	// extra keeps top-level fields this version does not know, so a rewrite
 	// does not drop them.
 	extra map[string]json.RawMessage
+	// src is the checkpoint file this was read from, byte for byte (set by
+	// the Store's reads, never by a copy): the identity Store.UpdateFrom
+	// compares what the lock reads with.
+	src []byte
 }
 
 // StateMachine is the v2.0 state_machine section.
@@ -100,17 +106,41 @@ func (c *Checkpoint) Successors(state string) []string {
 	return parts
 }
 
-// Clone returns a deep copy, so a closure can mutate freely.
+// Clone returns a deep copy, so a closure can mutate freely. It copies
+// field by field (no encode and decode): the copy encodes to the same
+// bytes as the original.
 func (c *Checkpoint) Clone() *Checkpoint {
-	b, err := jsonenc.Marshal(c)
-	if err != nil {
-		panic(fmt.Sprintf("state: checkpoint does not marshal: %v", err))
-	}
-	var out Checkpoint
-	if err := out.UnmarshalJSON(b); err != nil {
-		panic(fmt.Sprintf("state: checkpoint does not round-trip: %v", err))
-	}
+	out := *c
+	out.src = nil
+	sm := &out.StateMachine
+	sm.CompletedStates = slices.Clone(c.StateMachine.CompletedStates)
+	sm.TransitionTable = maps.Clone(c.StateMachine.TransitionTable)
+	out.PhaseData = cloneRaw(c.PhaseData)
+	out.SupervisorState = cloneRaw(c.SupervisorState)
+	out.ErrorState.LastError = clonePtr(c.ErrorState.LastError)
+	out.ErrorState.FailedState = clonePtr(c.ErrorState.FailedState)
+	out.Workflow = bytes.Clone(c.Workflow)
+	out.extra = cloneRaw(c.extra)
 	return &out
+}
+
+func cloneRaw(m map[string]json.RawMessage) map[string]json.RawMessage {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		out[k] = bytes.Clone(v)
+	}
+	return out
+}
+
+func clonePtr(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 type checkpointAlias Checkpoint
@@ -257,6 +287,15 @@ type versionProbe struct {
 // Decode parses and validates a checkpoint of any supported version: v2.0 as
 // is, v1.3 migrated. migrated reports that the input was v1.3.
 func Decode(b []byte) (cp *Checkpoint, migrated bool, err error) {
+	if cp, ok := decodeCurrent(b); ok {
+		return cp, false, cp.Validate()
+	}
+	return decodeAny(b)
+}
+
+// decodeAny is Decode the long way: the version first, then the decoder
+// for it, keeping the fields this version does not know.
+func decodeAny(b []byte) (cp *Checkpoint, migrated bool, err error) {
 	var probe versionProbe
 	if err := json.Unmarshal(b, &probe); err != nil {
 		return nil, false, fmt.Errorf("not a JSON object: %w", trimJSONError(err))
@@ -288,6 +327,29 @@ func Decode(b []byte) (cp *Checkpoint, migrated bool, err error) {
 	default:
 		return nil, false, &ValidationError{Field: "schema_version", Problem: fmt.Sprintf("unsupported version %q (this orch-hook reads %q and migrates \"1.3\")", version, SchemaVersion)}
 	}
+}
+
+// decodeCurrent is Decode in one pass for what it nearly always reads: a
+// v2.0 checkpoint holding only the fields this version knows. It gives
+// false for anything else (another version, a field it does not know, at
+// any depth, or a value it cannot read), which Decode then reads the long
+// way, with its errors; what it gives is what the long way gives.
+func decodeCurrent(b []byte) (*Checkpoint, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	cp := &Checkpoint{}
+	if err := dec.Decode((*checkpointAlias)(cp)); err != nil {
+		return nil, false
+	}
+	// As json.Unmarshal: nothing but JSON's white space may follow.
+	if len(bytes.TrimLeft(b[dec.InputOffset():], " \t\r\n")) != 0 {
+		return nil, false
+	}
+	if cp.SchemaVersion != SchemaVersion && cp.SchemaVersion != "2" {
+		return nil, false
+	}
+	cp.SchemaVersion = SchemaVersion
+	return cp, true
 }
 
 // trimJSONError keeps JSON decoder errors on one line.

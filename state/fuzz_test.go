@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -43,6 +44,14 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The one-pass decode reads what the long way reads.
+		if fast, ok := decodeCurrent(b); ok {
+			long, migrated, lerr := decodeAny(b)
+			ferr := fast.Validate()
+			if migrated || long == nil || !reflect.DeepEqual(fast, long) || (lerr == nil) != (ferr == nil) {
+				t.Fatalf("decodeCurrent and decodeAny differ: %+v (%v) and %+v (%v, migrated %v)", fast, ferr, long, lerr, migrated)
+			}
+		}
 		cp, _, err := Decode(b)
 		if err != nil {
 			if cp != nil && cp.Validate() == nil {
@@ -56,6 +65,10 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 		out, err := json.Marshal(cp)
 		if err != nil {
 			t.Fatalf("accepted checkpoint does not encode: %v", err)
+		}
+		// A clone encodes as the original does.
+		if c, err := json.Marshal(cp.Clone()); err != nil || !bytes.Equal(c, out) {
+			t.Fatalf("the clone encodes otherwise (%v):\n%s\n%s", err, c, out)
 		}
 		cp2, migrated, err := Decode(out)
 		if err != nil {

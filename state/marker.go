@@ -60,7 +60,7 @@ func (s *Store) MarkerPath() string {
 	if err != nil {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(ResolvedRoot(s.Root)))
+	sum := sha256.Sum256([]byte(s.ResolvedRoot()))
 	return filepath.Join(dir, "active", hex.EncodeToString(sum[:12]))
 }
 
@@ -82,7 +82,7 @@ func (s *Store) readMarker() (*Marker, error) {
 	if err := json.Unmarshal(b, &m); err != nil || m.Root == "" {
 		return nil, &TamperError{What: fmt.Sprintf("the workflow's marker %s is not one orch-hook wrote", path)}
 	}
-	if m.Root != ResolvedRoot(s.Root) {
+	if m.Root != s.ResolvedRoot() {
 		// A hash collision or a copied file: not this project's.
 		return nil, nil
 	}
@@ -100,7 +100,7 @@ func (s *Store) writeMarker(m *Marker) error {
 	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 		return err
 	}
-	m.Root = ResolvedRoot(s.Root)
+	m.Root = s.ResolvedRoot()
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
@@ -82,6 +83,8 @@ type Store struct {
 	// after the log, before the rename; "rename": before the marker), for
 	// the recovery tests.
 	crashAt string
+	// resolved is Root resolved (ResolvedRoot), once it names a directory.
+	resolved atomic.Pointer[string]
 }
 
 // errCrashed is what a commit stopped by crashAt returns.
@@ -90,6 +93,21 @@ var errCrashed = errors.New("state: stopped as if killed (test)")
 // Open returns the store of the project at root. It does no I/O.
 func Open(root string) *Store {
 	return &Store{Root: root, Dir: filepath.Join(root, Dir), Now: func() time.Time { return time.Now().UTC() }}
+}
+
+// ResolvedRoot is ResolvedRoot(s.Root), worked out once per Store (each
+// time a call needs it, the marker's name among them, it is a walk of the
+// path) from when the root is a directory: that does not change while a
+// process runs.
+func (s *Store) ResolvedRoot() string {
+	if r := s.resolved.Load(); r != nil {
+		return *r
+	}
+	r := ResolvedRoot(s.Root)
+	if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+		s.resolved.Store(&r)
+	}
+	return r
 }
 
 // CheckpointPath is the snapshot file.
@@ -112,7 +130,7 @@ func (s *Store) Load() (*Checkpoint, error) {
 }
 
 func (s *Store) read() (*Checkpoint, bool, error) {
-	cp, migrated, _, err := s.readAudited(false)
+	cp, migrated, _, err := s.readAudited(false, nil)
 	var tamper *TamperError
 	if errors.As(err, &tamper) && s.mu.TryLock() {
 		// Read without the lock, the files and the marker may be from
@@ -125,7 +143,7 @@ func (s *Store) read() (*Checkpoint, bool, error) {
 			return nil, false, lerr
 		}
 		defer unlock()
-		cp, migrated, _, err = s.readAudited(true)
+		cp, migrated, _, err = s.readAudited(true, nil)
 	}
 	return cp, migrated, err
 }
@@ -147,7 +165,10 @@ func (s *Store) readCheckpoint() ([]byte, Stamp, error) {
 
 // readAudited reads the snapshot and checks it, and the log, against the
 // marker (full: the whole chain when the log changed; under the lock).
-func (s *Store) readAudited(full bool) (*Checkpoint, bool, *audit, error) {
+// When the file holds the very bytes known was read from, known is the
+// checkpoint, not decoded again (it is checked against its seal and the
+// marker all the same).
+func (s *Store) readAudited(full bool, known *Checkpoint) (*Checkpoint, bool, *audit, error) {
 	path := s.CheckpointPath()
 	raw, stamp, err := s.readCheckpoint()
 	if errors.Is(err, fs.ErrNotExist) {
@@ -168,7 +189,13 @@ func (s *Store) readAudited(full bool) (*Checkpoint, bool, *audit, error) {
 	if err != nil {
 		return nil, false, nil, tampered("checkpoint.json was rewritten by something other than orch-hook (%v)", err)
 	}
-	cp, migrated, err := Decode(body)
+	var cp *Checkpoint
+	var migrated bool
+	if known != nil && known.src != nil && bytes.Equal(raw, known.src) {
+		cp = known
+	} else {
+		cp, migrated, err = Decode(body)
+	}
 	if err == nil && s.Check != nil {
 		err = s.Check(cp)
 	}
@@ -187,6 +214,11 @@ func (s *Store) readAudited(full bool) (*Checkpoint, bool, *audit, error) {
 	if seal != nil {
 		a.commit = seal.Log
 	}
+	if !migrated {
+		// (A migrated file is rewritten at the next locked read: it is
+		// never the state a decision on it is written to.)
+		cp.src = raw
+	}
 	return cp, migrated, a, nil
 }
 
@@ -198,17 +230,33 @@ func (s *Store) readAudited(full bool) (*Checkpoint, bool, *audit, error) {
 // (the last one carrying the new checkpoint) and the snapshot is replaced.
 // It returns the checkpoint as it now stands.
 func (s *Store) Update(fn func(cp *Checkpoint) ([]Event, error)) (*Checkpoint, error) {
+	return s.update(nil, func(cp *Checkpoint, _ bool) ([]Event, error) { return fn(cp) })
+}
+
+// UpdateFrom is Update for a caller that has decided on snap, a checkpoint
+// Load returned (and that it has not changed): fn is also told whether
+// what the lock read is the very checkpoint file snap was read from, byte
+// for byte (its seal, serial, lineage and content; checked against the
+// marker as every locked read is). Then a decision made on snap holds
+// for it, and the checkpoint is not decoded again. Anything else (another
+// write came between, the workflow was restarted or a state was accepted
+// at the same serial, a recovery rewrote it) is not the same.
+func (s *Store) UpdateFrom(snap *Checkpoint, fn func(cp *Checkpoint, same bool) ([]Event, error)) (*Checkpoint, error) {
+	return s.update(snap, fn)
+}
+
+func (s *Store) update(snap *Checkpoint, fn func(cp *Checkpoint, same bool) ([]Event, error)) (*Checkpoint, error) {
 	unlock, err := s.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	cp, err := s.prepareLocked()
+	cp, err := s.prepareLocked(snap)
 	if err != nil {
 		return nil, err
 	}
 	next := cp.Clone()
-	events, err := fn(next)
+	events, err := fn(next, snap != nil && cp == snap)
 	if errors.Is(err, ErrNoChange) {
 		if len(events) == 0 {
 			return cp, nil
@@ -246,10 +294,12 @@ func (s *Store) Append(events ...Event) error {
 // leftovers, checks the state against its marker (a change made outside
 // orch-hook is an error), cuts what a writer that died between append and
 // rename left, and returns the current snapshot, committing a v1.3
-// migration (or the first seal of an imported state).
-func (s *Store) prepareLocked() (*Checkpoint, error) {
+// migration (or the first seal of an imported state). The snapshot is
+// known itself when the file is still the one known was read from (see
+// readAudited).
+func (s *Store) prepareLocked(known *Checkpoint) (*Checkpoint, error) {
 	removeStaleTemps(s.Dir)
-	cp, migrated, a, err := s.readAudited(true)
+	cp, migrated, a, err := s.readAudited(true, known)
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +459,7 @@ func (s *Store) Create(cp *Checkpoint, events ...Event) error {
 	}
 	defer unlock()
 	removeStaleTemps(s.Dir)
-	old, _, _, err := s.readAudited(true)
+	old, _, _, err := s.readAudited(true, nil)
 	switch {
 	case err == nil && !old.Finished():
 		return &ActiveError{Command: old.StateMachine.WorkflowConfig.Command, State: old.StateMachine.CurrentState, Since: old.Metadata.CreatedAt}
@@ -505,7 +555,7 @@ func (s *Store) Repair() (string, error) {
 		return "", err
 	}
 	defer unlock()
-	cp, err := s.prepareLocked()
+	cp, err := s.prepareLocked(nil)
 	var corrupt *CorruptError
 	var tamper *TamperError
 	switch {
@@ -558,7 +608,7 @@ func (s *Store) restoreLocked(tamper *TamperError) (string, error) {
 	if kept != "" {
 		msg += "; the changed file is kept as " + kept
 	}
-	cp, err := s.prepareLocked()
+	cp, err := s.prepareLocked(nil)
 	if err != nil {
 		var still *TamperError
 		if errors.As(err, &still) {
@@ -706,14 +756,14 @@ func (s *Store) AcceptState(who string) (string, error) {
 	}
 	defer unlock()
 	removeStaleTemps(s.Dir)
-	_, _, a, err := s.readAudited(true)
+	_, _, a, err := s.readAudited(true, nil)
 	var tamper *TamperError
 	var badKey *KeyError
 	switch {
 	case err == nil && a.cutAt < 0 && !a.adopt:
 		return "nothing to accept: the state is as orch-hook wrote it", nil
 	case err == nil:
-		if _, err := s.prepareLocked(); err != nil {
+		if _, err := s.prepareLocked(nil); err != nil {
 			return "", err
 		}
 		return "nothing to accept: the state is as orch-hook wrote it (an interrupted write was recovered)", nil

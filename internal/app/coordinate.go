@@ -72,9 +72,10 @@ func saveCoord(cp *state.Checkpoint, c *coordinate.Workflow) error {
 const maxPlanBytes = 1 << 20
 
 // coordEnv gives the coordinate engine its looks at the project.
-func coordEnv(env Env, root string) *coordinate.Env {
+func coordEnv(env Env, store *state.Store) *coordinate.Env {
+	root := store.Root
 	return &coordinate.Env{
-		Root:    state.ResolvedRoot(root),
+		Root:    store.ResolvedRoot(),
 		Now:     env.now(),
 		StopCap: env.StopCap,
 		Inspect: func(path string) coordinate.FileCheck {
@@ -95,16 +96,13 @@ func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.
 	if err := checkCoordTable(cp); err != nil && call.Event != gates.UserPromptSubmit {
 		return hooks.Decision{}, err
 	}
-	return transact(env, store, cp, call, func(cp *state.Checkpoint, locked bool) (*decision, error) {
+	return transact(env, store, cp, call, func(cp *state.Checkpoint) (*decision, error) {
 		c, err := LoadCoord(cp)
 		if err != nil {
 			return nil, err
 		}
-		d := &decision{out: coordinate.Decide(c, call, coordEnv(env, store.Root))}
-		if !locked {
-			return d, nil
-		}
-		d.events = toEvents(d.out.Records, call, &orchestrate.Workflow{})
+		d := &decision{out: coordinate.Decide(c, call, coordEnv(env, store))}
+		d.events = func() []state.Event { return toEvents(d.out.Records, call, &orchestrate.Workflow{}) }
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
 			return events, saveCoord(cp, c)
 		}

@@ -271,23 +271,27 @@ func noWorkflow(env Env, store *state.Store, in *hooks.Input, call *gates.Call) 
 	return hooks.Decision{}
 }
 
-// decision is one workflow's decision on one checkpoint: the outcome, and
-// under the lock the events it logs and how a change is persisted into
-// the checkpoint (effects, the workflow section), returning the events to
-// log. The lock-free decision leaves those out: most calls end there.
+// decision is one workflow's decision on one checkpoint: the outcome, the
+// events it logs and how a change is persisted into the checkpoint
+// (effects, the workflow section), returning the events to log. Events and
+// save are used only under the lock: most calls end with the outcome.
 type decision struct {
 	out    gates.Outcome
-	events []state.Event
+	events func() []state.Event
 	save   func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error)
 }
 
 // transact is a hook call's transaction, the same for both workflows:
 // decide on the lock-free snapshot; when that changes nothing and denies
-// nothing, answer with no lock and no write. Otherwise take the lock,
-// decide again on what the lock read (the authoritative decision; the
-// snapshot may be stale) and persist it with its events.
-func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call, decideOn func(cp *state.Checkpoint, locked bool) (*decision, error)) (hooks.Decision, error) {
-	dry, err := decideOn(cp, false)
+// nothing, answer with no lock and no write. Otherwise take the lock and
+// persist the decision with its events: the snapshot's decision when the
+// lock read the very file the snapshot was read from (state.UpdateFrom),
+// else a decision made again on what the lock read (another write came
+// between, or another checkpoint of the same serial is there: the snapshot
+// is stale). decideOn decides on a checkpoint it owns the workflow of:
+// a decision it returns is persisted as it is.
+func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call, decideOn func(cp *state.Checkpoint) (*decision, error)) (hooks.Decision, error) {
+	dry, err := decideOn(cp)
 	if err != nil {
 		return hooks.Decision{}, err
 	}
@@ -298,16 +302,20 @@ func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Cal
 		return decisionOf(dry.out), nil
 	}
 	var out gates.Outcome
-	_, err = store.Update(func(cp *state.Checkpoint) ([]state.Event, error) {
-		d, err := decideOn(cp, true)
-		if err != nil {
-			return nil, err
+	_, err = store.UpdateFrom(cp, func(cp *state.Checkpoint, same bool) ([]state.Event, error) {
+		d := dry
+		if !same {
+			var err error
+			if d, err = decideOn(cp); err != nil {
+				return nil, err
+			}
 		}
 		out = d.out
+		events := d.events()
 		if !out.Changed {
-			return d.events, state.ErrNoChange
+			return events, state.ErrNoChange
 		}
-		events, err := d.save(cp, d.events)
+		events, err := d.save(cp, events)
 		out = d.out // saving may add to what the model is told (a file written)
 		if err != nil {
 			return nil, err
@@ -340,18 +348,15 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		}
 		return files, filesErr
 	}
-	return transact(env, store, cp, call, func(cp *state.Checkpoint, locked bool) (*decision, error) {
+	return transact(env, store, cp, call, func(cp *state.Checkpoint) (*decision, error) {
 		w, err := LoadWorkflow(cp)
 		if err != nil {
 			return nil, err
 		}
-		ge := &orchestrate.Env{Root: state.ResolvedRoot(store.Root), LoadFiles: load, Recorded: store.ReadRecorded, Now: env.now(), StopCap: env.StopCap}
-		if !locked {
-			return &decision{out: orchestrate.Decide(w, call, ge)}, nil
-		}
+		ge := &orchestrate.Env{Root: store.ResolvedRoot(), LoadFiles: load, Recorded: store.ReadRecorded, Now: env.now(), StopCap: env.StopCap}
 		before := maps.Clone(w.PlanHashes)
 		d := &decision{out: orchestrate.Decide(w, call, ge)}
-		d.events = toEvents(d.out.Records, call, w)
+		d.events = func() []state.Event { return toEvents(d.out.Records, call, w) }
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
 			if err := writeEffects(store, w, &d.out, events); err != nil {
 				return nil, err

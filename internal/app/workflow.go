@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
@@ -54,10 +56,15 @@ func saveWorkflow(cp *state.Checkpoint, w *orchestrate.Workflow) error {
 	if cp.StateMachine.CompletedStates == nil {
 		cp.StateMachine.CompletedStates = []string{}
 	}
-	cp.StateMachine.TransitionTable = orchestrate.CompiledTable()
+	cp.StateMachine.TransitionTable = maps.Clone(compiledTable())
 	cp.StateMachine.TableVersion = orchestrate.TableVersion
 	return nil
 }
+
+// compiledTable is orchestrate.CompiledTable, compiled once per process
+// (every hook call on an orchestrate workflow compares the stored table
+// with it): read it, never change it.
+var compiledTable = sync.OnceValue(orchestrate.CompiledTable)
 
 // TableError: the stored transition table is not this binary's.
 type TableError struct{ msg string }
@@ -76,7 +83,7 @@ func checkTable(cp *state.Checkpoint) error {
 	sm := cp.StateMachine
 	switch {
 	case sm.TableVersion == orchestrate.TableVersion:
-		compiled := orchestrate.CompiledTable()
+		compiled := compiledTable()
 		if len(compiled) != len(sm.TransitionTable) {
 			return &TableError{"state_machine.transition_table does not match table version " + fmt.Sprint(sm.TableVersion) + " (edited by hand?)"}
 		}
@@ -88,7 +95,7 @@ func checkTable(cp *state.Checkpoint) error {
 	case sm.TableVersion > orchestrate.TableVersion:
 		return &TableError{fmt.Sprintf("the state was written by a newer orch-hook (table version %d; this binary knows %d): update orch-hook", sm.TableVersion, orchestrate.TableVersion)}
 	default:
-		if _, ok := orchestrate.CompiledTable()[sm.CurrentState]; !ok {
+		if _, ok := compiledTable()[sm.CurrentState]; !ok {
 			return &TableError{fmt.Sprintf("state %q of table version %d no longer exists in version %d", sm.CurrentState, sm.TableVersion, orchestrate.TableVersion)}
 		}
 	}
