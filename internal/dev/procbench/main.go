@@ -55,7 +55,7 @@ func main() {
 	flag.BoolVar(&opts.json, "json", false, "print JSON instead of Markdown")
 	flag.StringVar(&opts.run, "run", "", "run only the scenarios whose name matches this regexp")
 	flag.StringVar(&opts.diskDir, "diskdir", "", "directory on a disk filesystem for the on-disk scenarios (default: the system temp dir if it is on disk, else the current directory)")
-	flag.StringVar(&opts.tags, "tags", "", "more build tags for orch-hook, comma-separated (orchhook_bench is always set), e.g. urfave_cli_no_docs")
+	flag.StringVar(&opts.tags, "tags", "", "more build tags for orch-hook, comma-separated (orchhook_bench and the release's urfave_cli_no_docs are always set)")
 	flag.BoolVar(&opts.keep, "keep", false, "keep the temporary directories and print where they are")
 	flag.Parse()
 	if flag.NArg() > 0 || opts.n < 1 || opts.runs < 1 || opts.warmup < 0 {
