@@ -2,8 +2,17 @@ package gates
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+)
+
+// State is a state of a workflow's table ("4a", "research"); Trigger is
+// what moves it ("PHASE GATE STATUS: PASS", "approve"). Both are stored as
+// their strings (state_machine in the checkpoint, the log's records).
+type (
+	State   string
+	Trigger string
 )
 
 // Machine is a workflow's state machine as data: rows (Transition) whose
@@ -24,7 +33,7 @@ type Machine[S any] struct {
 // It changes nothing: the caller moves to the row's To. A trigger no row
 // allows is a *TransitionError naming the state, the trigger, the last
 // guard that failed (if a row matched) and the triggers valid there.
-func (m *Machine[S]) Fire(s S, from, on string) (Transition, error) {
+func (m *Machine[S]) Fire(s S, from State, on Trigger) (Transition, error) {
 	var failed string
 	for _, t := range m.Rows {
 		if t.From != from || t.On != on {
@@ -46,9 +55,9 @@ func (m *Machine[S]) onTable(s S, t Transition) bool {
 }
 
 // Triggers lists the triggers with a row from state on s's table, sorted.
-func (m *Machine[S]) Triggers(s S, from string) []string {
-	seen := map[string]bool{}
-	var out []string
+func (m *Machine[S]) Triggers(s S, from State) []Trigger {
+	seen := map[Trigger]bool{}
+	var out []Trigger
 	for _, t := range m.Rows {
 		if t.From != from || seen[t.On] || !m.onTable(s, t) {
 			continue
@@ -56,7 +65,7 @@ func (m *Machine[S]) Triggers(s S, from string) []string {
 		seen[t.On] = true
 		out = append(out, t.On)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -64,9 +73,9 @@ func (m *Machine[S]) Triggers(s S, from string) []string {
 // its successors, sorted and comma-separated ("" for none). With start
 // "", every state of every row on s's table; else only the states s's
 // table reaches from start.
-func (m *Machine[S]) Compile(s S, start string) map[string]string {
-	edges := map[string][]string{}
-	states := map[string]bool{}
+func (m *Machine[S]) Compile(s S, start State) map[string]string {
+	edges := map[State][]State{}
+	states := map[State]bool{}
 	for _, t := range m.Rows {
 		if !m.onTable(s, t) {
 			continue
@@ -77,10 +86,10 @@ func (m *Machine[S]) Compile(s S, start string) map[string]string {
 		}
 		states[t.To] = true
 	}
-	succ := map[string]map[string]bool{}
+	succ := map[State]map[State]bool{}
 	if start == "" {
 		for st := range states {
-			succ[st] = map[string]bool{}
+			succ[st] = map[State]bool{}
 		}
 		for from, tos := range edges {
 			for _, to := range tos {
@@ -88,15 +97,15 @@ func (m *Machine[S]) Compile(s S, start string) map[string]string {
 			}
 		}
 	} else {
-		succ[start] = map[string]bool{}
-		queue := []string{start}
+		succ[start] = map[State]bool{}
+		queue := []State{start}
 		for len(queue) > 0 {
 			from := queue[0]
 			queue = queue[1:]
 			for _, to := range edges[from] {
 				succ[from][to] = true
 				if succ[to] == nil {
-					succ[to] = map[string]bool{}
+					succ[to] = map[State]bool{}
 					queue = append(queue, to)
 				}
 			}
@@ -106,24 +115,24 @@ func (m *Machine[S]) Compile(s S, start string) map[string]string {
 	for from, tos := range succ {
 		list := make([]string, 0, len(tos))
 		for to := range tos {
-			list = append(list, to)
+			list = append(list, string(to))
 		}
 		sort.Strings(list)
-		out[from] = strings.Join(list, ",")
+		out[string(from)] = strings.Join(list, ",")
 	}
 	return out
 }
 
 // Path is the rows of s's table whose From the table reaches from start
 // ("" start: every row on s's table), in table order: what a graph draws.
-func (m *Machine[S]) Path(s S, start string) []Transition {
+func (m *Machine[S]) Path(s S, start State) []Transition {
 	reached := m.Compile(s, start)
 	var out []Transition
 	for _, t := range m.Rows {
 		if !m.onTable(s, t) {
 			continue
 		}
-		if _, ok := reached[t.From]; ok || start == "" {
+		if _, ok := reached[string(t.From)]; ok || start == "" {
 			out = append(out, t)
 		}
 	}
@@ -134,8 +143,8 @@ func (m *Machine[S]) Path(s S, start string) []Transition {
 // happens and the named Guard holds. Gate is the gate that governs the
 // step (0: none; README, "The seven gates").
 type Transition struct {
-	From, To string
-	On       string
+	From, To State
+	On       Trigger
 	Guard    string
 	Gate     int
 }
@@ -143,15 +152,37 @@ type Transition struct {
 // TransitionError is a refused trigger: no row of the table fires from State
 // on Trigger (or its guard failed). It is the table's refusal as a value.
 type TransitionError struct {
-	State   string
-	Trigger string
-	Guard   string   // the guard that failed, when a row matched
-	Valid   []string // the triggers valid at State
+	State   State
+	Trigger Trigger
+	Guard   string    // the guard that failed, when a row matched
+	Valid   []Trigger // the triggers valid at State
 }
 
 func (e *TransitionError) Error() string {
 	if e.Guard != "" {
 		return fmt.Sprintf("%s is not allowed at state %s: guard %q does not hold", e.Trigger, e.State, e.Guard)
 	}
-	return fmt.Sprintf("%s is not allowed at state %s (allowed there: %s)", e.Trigger, e.State, strings.Join(e.Valid, "; "))
+	return fmt.Sprintf("%s is not allowed at state %s (allowed there: %s)", e.Trigger, e.State, Join(e.Valid, "; "))
+}
+
+// Join joins states or triggers (or any strings) with sep.
+func Join[T ~string](list []T, sep string) string { return strings.Join(Strings(list), sep) }
+
+// States reads stored state names (state_machine.completed_states) as
+// States.
+func States(list []string) []State {
+	out := make([]State, len(list))
+	for i, s := range list {
+		out[i] = State(s)
+	}
+	return out
+}
+
+// Strings is States the other way, for storing.
+func Strings[T ~string](list []T) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = string(s)
+	}
+	return out
 }

@@ -64,7 +64,7 @@ func newCE(t *testing.T, desc, scope string) *ceHarness {
 			return []byte("# Plan\n\n### Phase 1: Core\ndependencies: []\n\n### Phase 2: Polish\ndependencies: [1]\n")
 		},
 	}
-	if h.c.Current != CResearch || !reflect.DeepEqual(h.c.Completed, []string{CInitialize}) {
+	if h.c.Current != CResearch || !reflect.DeepEqual(h.c.Completed, []gates.State{CInitialize}) {
 		t.Fatalf("NewCoord: state %q, completed %v; want research after [initialize]", h.c.Current, h.c.Completed)
 	}
 	return h
@@ -170,7 +170,7 @@ func (h *ceHarness) post(tu, aid string) gates.Outcome {
 func (h *ceHarness) run(agent, file, text string) string {
 	h.t.Helper()
 	tu, aid := h.ids()
-	if o := h.launch(agent, tu, "do the "+h.c.Current+" step"); o.Verdict != gates.Allow {
+	if o := h.launch(agent, tu, "do the "+string(h.c.Current)+" step"); o.Verdict != gates.Allow {
 		h.t.Fatalf("launch of %s in state %s: verdict %v, reason %q", agent, h.c.Current, o.Verdict, o.Reason)
 	}
 	if file != "" {
@@ -188,9 +188,9 @@ func (h *ceHarness) run(agent, file, text string) string {
 	return o.Context
 }
 
-func ceNoDuplicates(t *testing.T, states []string) {
+func ceNoDuplicates(t *testing.T, states []gates.State) {
 	t.Helper()
-	seen := map[string]bool{}
+	seen := map[gates.State]bool{}
 	for _, s := range states {
 		if seen[s] {
 			t.Errorf("completed states %v list %s twice", states, s)
@@ -271,44 +271,44 @@ func TestCoordFullPaths(t *testing.T) {
 	type step struct {
 		agent, file, text string
 		ctx               string // the PostToolUse Context, up to " | next:" when it goes on
-		state             string
+		state             gates.State
 	}
 	r1, r2 := ceReports+"001_topic1.md", ceReports+"002_topic2.md"
 	research := []step{
 		{ResearchSpecialist, r1, "Sessions researched.\nREPORT_CREATED: " + ceRoot + "/" + r1,
 			"[coordinate research] report verified: " + r1 + " (1/2) | waiting for the other topics", CResearch},
 	}
-	researchTo := func(to string) step {
+	researchTo := func(to gates.State) step {
 		return step{ResearchSpecialist, r2, "Tokens researched.\nREPORT_CREATED: " + r2,
-			"[coordinate research] 2/2 reports verified -> " + to + " | next:", to}
+			"[coordinate research] 2/2 reports verified -> " + string(to) + " | next:", to}
 	}
-	planTo := func(to string) step {
+	planTo := func(to gates.State) step {
 		return step{PlanArchitect, cePlan, "Plan written.\nPLAN_CREATED: " + cePlan,
-			"[coordinate plan] " + cePlan + " verified -> " + to + " | next:", to}
+			"[coordinate plan] " + cePlan + " verified -> " + string(to) + " | next:", to}
 	}
 	cases := []struct {
 		scope     string
 		steps     []step
-		completed []string
+		completed []gates.State
 		outcome   string // a fragment of c.Outcome ("" = unchecked)
 	}{
 		{ScopeResearchOnly, append(research, researchTo(CComplete)),
-			[]string{CInitialize, CResearch}, ""},
+			[]gates.State{CInitialize, CResearch}, ""},
 		{ScopeResearchAndPlan, append(research, researchTo(CPlan), planTo(CComplete)),
-			[]string{CInitialize, CResearch, CPlan}, "completed at plan (research-and-plan)"},
+			[]gates.State{CInitialize, CResearch, CPlan}, "completed at plan (research-and-plan)"},
 		{ScopeResearchAndRevise, append(research, researchTo(CPlan), planTo(CComplete)),
-			[]string{CInitialize, CResearch, CPlan}, "completed at plan (research-and-revise)"},
+			[]gates.State{CInitialize, CResearch, CPlan}, "completed at plan (research-and-revise)"},
 		{ScopeFullImplementation, append(research, researchTo(CPlan), planTo(CImplement),
 			step{ImplementationExec, "", "Done.\nIMPLEMENTATION STATUS: COMPLETE", "[coordinate implement] IMPLEMENTATION STATUS: COMPLETE -> test | next:", CTest},
 			step{TestSpecialist, "", "42 tests ran.\nTESTS: PASS", "[coordinate test] TESTS: PASS -> document | next: launch doc-writer", CDocument},
 			step{DocWriter, ceSumm + "001_summary.md", "REPORT_CREATED: " + ceSumm + "001_summary.md",
 				"[coordinate document] summary " + ceSumm + "001_summary.md verified -> complete | the workflow is complete", CComplete}),
-			[]string{CInitialize, CResearch, CPlan, CImplement, CTest, CDocument}, "completed"},
+			[]gates.State{CInitialize, CResearch, CPlan, CImplement, CTest, CDocument}, "completed"},
 		{ScopeDebugOnly, append(research, researchTo(CDebug),
 			step{DebugAnalyst, ceDebug + "001_debug.md", "Root cause found.\nREPORT_CREATED: " + ceDebug + "001_debug.md",
 				"[coordinate debug] report " + ceDebug + "001_debug.md verified -> test |", CTest},
 			step{TestSpecialist, "", "All green.\nTESTS: PASS", "[coordinate test] TESTS: PASS -> complete | next: nothing; the workflow is complete", CComplete}),
-			[]string{CInitialize, CResearch, CDebug, CTest}, "completed (debug-only: tests pass)"},
+			[]gates.State{CInitialize, CResearch, CDebug, CTest}, "completed (debug-only: tests pass)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.scope, func(t *testing.T) {
@@ -354,8 +354,10 @@ func TestCoordFullPaths(t *testing.T) {
 
 func TestCoordFireRefused(t *testing.T) {
 	cases := []struct {
-		scope, state, trigger string
-		guard                 bool // a row matched but its guard failed
+		scope   string
+		state   gates.State
+		trigger gates.Trigger
+		guard   bool // a row matched but its guard failed
 	}{
 		{ScopeFullImplementation, CInitialize, OnImplemented, false}, // initialize -> implement is refused
 		{ScopeFullImplementation, CResearch, OnTestsPass, false},
@@ -367,8 +369,8 @@ func TestCoordFireRefused(t *testing.T) {
 		{ScopeResearchAndPlan, CTest, OnTestsPass, true},
 	}
 	for _, tc := range cases {
-		t.Run(tc.scope+"/"+tc.state+"/"+tc.trigger, func(t *testing.T) {
-			c := &Workflow{Scope: tc.scope, Current: tc.state, Completed: []string{CInitialize}, StopBlocks: 2}
+		t.Run(tc.scope+"/"+string(tc.state)+"/"+string(tc.trigger), func(t *testing.T) {
+			c := &Workflow{Scope: tc.scope, Current: tc.state, Completed: []gates.State{CInitialize}, StopBlocks: 2}
 			tr, err := c.fire(tc.trigger)
 			var te *gates.TransitionError
 			if !errors.As(err, &te) {
@@ -380,10 +382,10 @@ func TestCoordFireRefused(t *testing.T) {
 			if (te.Guard != "") != tc.guard {
 				t.Errorf("error guard %q; want a guard: %v", te.Guard, tc.guard)
 			}
-			if !strings.Contains(err.Error(), "state "+tc.state) {
+			if !strings.Contains(err.Error(), "state "+string(tc.state)) {
 				t.Errorf("error %q does not name state %s", err, tc.state)
 			}
-			if c.Current != tc.state || !reflect.DeepEqual(c.Completed, []string{CInitialize}) || c.StopBlocks != 2 {
+			if c.Current != tc.state || !reflect.DeepEqual(c.Completed, []gates.State{CInitialize}) || c.StopBlocks != 2 {
 				t.Errorf("a refused trigger changed the workflow: state %s, completed %v, stop blocks %d", c.Current, c.Completed, c.StopBlocks)
 			}
 		})
@@ -504,7 +506,7 @@ func TestCoordDebugRetries(t *testing.T) {
 	steps := []struct {
 		agent, file, text string
 		ctx               string
-		state             string
+		state             gates.State
 		retries           int
 	}{
 		{TestSpecialist, "", fail, "[coordinate test] TESTS: FAIL -> debug | 3 of 40 tests failed in auth_test.go; next: launch debug-analyst", CDebug, 1},
@@ -531,7 +533,7 @@ func TestCoordDebugRetries(t *testing.T) {
 	if !strings.Contains(h.c.Outcome, "failing tests after 2 debug retries") {
 		t.Errorf("outcome %q does not record the failure", h.c.Outcome)
 	}
-	want := []string{CInitialize, CResearch, CPlan, CImplement, CTest, CDebug}
+	want := []gates.State{CInitialize, CResearch, CPlan, CImplement, CTest, CDebug}
 	if !reflect.DeepEqual(h.c.Completed, want) {
 		t.Errorf("completed = %v, want %v", h.c.Completed, want)
 	}
@@ -588,7 +590,7 @@ func TestCoordReportVerification(t *testing.T) {
 			if l.Status != gates.Unrecognized || l.Ended.IsZero() {
 				t.Errorf("launch status %s, ended %v; want unrecognized (rejected), ended", l.Status, l.Ended)
 			}
-			if h.c.Current != CResearch || len(h.c.Reports) != 0 || !reflect.DeepEqual(h.c.Completed, []string{CInitialize}) {
+			if h.c.Current != CResearch || len(h.c.Reports) != 0 || !reflect.DeepEqual(h.c.Completed, []gates.State{CInitialize}) {
 				t.Errorf("a rejected report advanced: state %s, reports %v, completed %v", h.c.Current, h.c.Reports, h.c.Completed)
 			}
 			if h.c.FailedState != CResearch || !strings.Contains(h.c.LastError, tc.want) {
@@ -725,7 +727,7 @@ func TestCoordHierarchicalResearch(t *testing.T) {
 	if o.Verdict != gates.Allow || o.Reason != "" {
 		t.Fatalf("supervisor stop: verdict %v, reason %q", o.Verdict, o.Reason)
 	}
-	if h.c.Current != CPlan || !reflect.DeepEqual(h.c.Completed, []string{CInitialize, CResearch}) {
+	if h.c.Current != CPlan || !reflect.DeepEqual(h.c.Completed, []gates.State{CInitialize, CResearch}) {
 		t.Fatalf("state %s, completed %v; want plan after [initialize research]", h.c.Current, h.c.Completed)
 	}
 	post := h.post(supTU, supID)
@@ -829,7 +831,7 @@ func TestCoordHierarchicalRefused(t *testing.T) {
 			if !strings.Contains(o.Reason, tc.want) {
 				t.Errorf("reason %q\nwant it to contain %q", o.Reason, tc.want)
 			}
-			if h.c.Current != CResearch || !reflect.DeepEqual(h.c.Completed, []string{CInitialize}) {
+			if h.c.Current != CResearch || !reflect.DeepEqual(h.c.Completed, []gates.State{CInitialize}) {
 				t.Errorf("a refused supervisor advanced: state %s, completed %v", h.c.Current, h.c.Completed)
 			}
 			if l := h.c.byTool(supTU); l.Status != gates.Running {

@@ -86,10 +86,10 @@ func FuzzDecideCoord(f *testing.F) {
 			if p := refusalProblem(Decide(c, call, env)); p != "" {
 				t.Fatalf("event %d (%q): %s", i, line, p)
 			}
-			if _, ok := table[c.Current]; !ok {
+			if _, ok := table[string(c.Current)]; !ok {
 				t.Fatalf("event %d (%q): state %q is not on the %s path %v", i, line, c.Current, scope, table)
 			}
-			seen := map[string]bool{}
+			seen := map[gates.State]bool{}
 			for _, s := range c.Completed {
 				if seen[s] {
 					t.Fatalf("event %d: completed_states %v repeats %s", i, c.Completed, s)

@@ -37,7 +37,7 @@ var launchGuards = map[string]func(*Workflow) bool{
 // LaunchRules: who the orchestrator may launch in each state, as data
 // (README, "Scopes" and "Supervisors"). A supervisor's own launches
 // follow supervisorWorker.
-var LaunchRules = map[string][]launchRule{
+var LaunchRules = map[gates.State][]launchRule{
 	CResearch:  {{ResearchSupervisor, GuardHierarchicalResearch}, {ResearchSpecialist, GuardFlatResearch}},
 	CPlan:      {{PlanArchitect, ""}},
 	CImplement: {{ImplementationExec, ""}, {ImplSupervisor, ""}},
@@ -125,7 +125,7 @@ func (c *Workflow) preAgent(call *gates.Call, env *Env) gates.Outcome {
 	}
 	c.Launches = append(c.Launches, l)
 	o := gates.Outcome{Changed: true}
-	o.Log(gates.Record{Type: gates.RecLaunch, AgentType: name, ToolUseID: call.ToolUseID, AgentID: call.AgentID, Reason: c.Current})
+	o.Log(gates.Record{Type: gates.RecLaunch, AgentType: name, ToolUseID: call.ToolUseID, AgentID: call.AgentID, Reason: string(c.Current)})
 	return o
 }
 

@@ -3,13 +3,15 @@ package coordinate
 import (
 	"slices"
 	"testing"
+
+	"github.com/orch-hook/orch-hook/gates"
 )
 
 // TestLaunchRulesAreData: every launch rule names a coordinate agent and a
 // guard that exists, for a state of the table; each state the table
 // reaches but complete and initialize has someone to launch.
 func TestLaunchRulesAreData(t *testing.T) {
-	states := map[string]bool{}
+	states := map[gates.State]bool{}
 	for _, r := range Transitions {
 		states[r.From], states[r.To] = true, true
 	}

@@ -124,7 +124,7 @@ func Path(scope string) []gates.Transition {
 	return coordinate.Path(&Workflow{Scope: scope}, CInitialize)
 }
 
-func (c *Workflow) fire(on string) (gates.Transition, error) {
+func (c *Workflow) fire(on gates.Trigger) (gates.Transition, error) {
 	t, err := coordinate.Fire(c, c.Current, on)
 	if err != nil {
 		return gates.Transition{}, err
@@ -138,6 +138,6 @@ func (c *Workflow) fire(on string) (gates.Transition, error) {
 }
 
 // Triggers lists the triggers the scope's path has from state, sorted.
-func Triggers(scope, from string) []string {
+func Triggers(scope string, from gates.State) []gates.Trigger {
 	return coordinate.Triggers(&Workflow{Scope: scope}, from)
 }

@@ -45,7 +45,7 @@ func (c *Workflow) deny(what string, call *gates.Call) gates.Outcome {
 	if call.AgentID != "" {
 		// Inside a subagent: the orchestrator's next step is no advice
 		// here; "WHAT (coordinate workflow, state S.)".
-		r.Where, r.Next = "coordinate workflow, state "+c.Current, ""
+		r.Where, r.Next = "coordinate workflow, state "+string(c.Current), ""
 	}
 	return gates.Refuse(gates.Deny, r, gates.Record{ToolUseID: call.ToolUseID, AgentID: call.AgentID})
 }

@@ -70,7 +70,7 @@ func (c *Workflow) userPrompt(call *gates.Call) gates.Outcome {
 		if !slices.Contains(c.Completed, c.Current) {
 			c.Completed = append(c.Completed, c.Current)
 		}
-		c.Outcome = "aborted by the user at " + c.Current
+		c.Outcome = "aborted by the user at " + string(c.Current)
 		c.Current = CComplete
 		a := gates.Outcome{Changed: true, Context: "orch-hook: the user aborted the coordinate workflow; nothing is gated any more."}
 		a.Log(gates.Record{Type: gates.RecDecision, Reason: "abort"})

@@ -33,20 +33,20 @@ type Workflow struct {
 	TrackDeps map[int][]int `json:"track_dependencies,omitempty"`
 	// ContextReduction and TimeSavings are the supervisors' measured
 	// effects, as shown by status.
-	ContextReduction string   `json:"context_reduction,omitempty"`
-	TimeSavings      string   `json:"time_savings,omitempty"`
-	Retries          int      `json:"retries"`
-	LastError        string   `json:"last_error,omitempty"`
-	FailedState      string   `json:"failed_state,omitempty"`
-	Outcome          string   `json:"outcome,omitempty"` // how it ended
-	Nudged           []string `json:"nudged,omitempty"`
+	ContextReduction string      `json:"context_reduction,omitempty"`
+	TimeSavings      string      `json:"time_savings,omitempty"`
+	Retries          int         `json:"retries"`
+	LastError        string      `json:"last_error,omitempty"`
+	FailedState      gates.State `json:"failed_state,omitempty"`
+	Outcome          string      `json:"outcome,omitempty"` // how it ended
+	Nudged           []string    `json:"nudged,omitempty"`
 	// Kept are nudged agents' reports, read with their next message.
 	Kept       []gates.KeptReport `json:"kept_reports,omitempty"`
 	StopBlocks int                `json:"stop_blocks"`
 	Decisions  []string           `json:"decisions,omitempty"`
 
-	Current   string   `json:"-"`
-	Completed []string `json:"-"`
+	Current   gates.State   `json:"-"`
+	Completed []gates.State `json:"-"`
 }
 
 // Launch is one coordinate agent launch (by the orchestrator, or a
@@ -66,13 +66,13 @@ type Launch struct {
 	DurationMs int64 `json:"duration_ms,omitempty"`
 	// Result is a worker's own verdict: PASS or FAIL (a test stage),
 	// COMPLETE or BLOCKED (a track).
-	Result     string    `json:"result,omitempty"`
-	State      string    `json:"state"`
-	Background bool      `json:"background"`
-	Status     string    `json:"status"`
-	Started    time.Time `json:"started"`
-	Ended      time.Time `json:"ended,omitempty"`
-	Notice     string    `json:"notice,omitempty"`
+	Result     string      `json:"result,omitempty"`
+	State      gates.State `json:"state"`
+	Background bool        `json:"background"`
+	Status     string      `json:"status"`
+	Started    time.Time   `json:"started"`
+	Ended      time.Time   `json:"ended,omitempty"`
+	Notice     string      `json:"notice,omitempty"`
 }
 
 // DecodeWorkflow reads the workflow section of a coordinate checkpoint.

@@ -464,7 +464,7 @@ func (w *Workflow) implemented(l *Launch, result string, env *Env) string {
 			tr.Status = TaskBlocked
 		}
 	}
-	trigger := OnTaskReturned
+	var trigger gates.Trigger = OnTaskReturned
 	t, err := w.fire(trigger, env)
 	if err == nil && t.To == S4b {
 		if step == SF2 {
@@ -555,7 +555,7 @@ func (w *Workflow) validated(job, result, text string, env *Env, o *gates.Outcom
 }
 
 // escalate opens an escalation; the caller writes ESCALATION.md.
-func (w *Workflow) escalate(kind, from string, o *gates.Outcome) {
+func (w *Workflow) escalate(kind string, from gates.State, o *gates.Outcome) {
 	w.Escalation = &Escalation{Kind: kind, Phase: w.Phase, From: from}
 	w.WaitingOn = "resolution"
 	if o.Files == nil {

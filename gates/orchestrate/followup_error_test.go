@@ -3,6 +3,8 @@ package orchestrate
 import (
 	"strings"
 	"testing"
+
+	"github.com/orch-hook/orch-hook/gates"
 )
 
 // FollowUp's refusal off complete names the triggers valid there, as every
@@ -14,7 +16,7 @@ func TestFollowUpRefusalNamesTheValidTriggers(t *testing.T) {
 	if err == nil {
 		t.Fatal("a follow-up at 4b was not refused")
 	}
-	if want := "(allowed there: " + strings.Join(ValidTriggers(S4b), "; ") + ")"; !strings.Contains(err.Error(), want) {
+	if want := "(allowed there: " + gates.Join(ValidTriggers(S4b), "; ") + ")"; !strings.Contains(err.Error(), want) {
 		t.Errorf("refusal %q does not contain %q", err, want)
 	}
 }

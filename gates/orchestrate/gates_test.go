@@ -165,7 +165,7 @@ func TestSevenGates(t *testing.T) {
 			forbidden = forbidden || tc.want != gates.Allow
 			t.Run(tc.column, func(t *testing.T) {
 				h := driveTo(t, tc.target, tc.plan...)
-				before := h.w.Current
+				before := string(h.w.Current)
 				o := tc.act(h)
 				switch tc.want {
 				case gates.Allow:

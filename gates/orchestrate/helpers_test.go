@@ -300,7 +300,7 @@ func (h *harness) user(text string) gates.Outcome {
 
 func (h *harness) expect(state string) {
 	h.t.Helper()
-	if h.w.Current != state {
+	if string(h.w.Current) != state {
 		h.t.Fatalf("state = %q, want %q (completed %v, waiting %q, awaiting %q)", h.w.Current, state, h.w.Completed, h.w.WaitingOn, h.w.Awaiting)
 	}
 }

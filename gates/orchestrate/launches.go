@@ -123,7 +123,7 @@ type launchRefusal struct {
 }
 
 func (w *Workflow) launchText(text, agent string) string {
-	return strings.NewReplacer("{agent}", agent, "{step}", w.Current, "{phase}", strconv.Itoa(w.Phase)).Replace(text)
+	return strings.NewReplacer("{agent}", agent, "{step}", string(w.Current), "{phase}", strconv.Itoa(w.Phase)).Replace(text)
 }
 
 // Launch guards, by name, in the order they are checked.
@@ -161,7 +161,7 @@ var launchGuards = []struct {
 
 // launchRules: per state, who may be launched (README, "The rules in
 // detail"; the gates are README, "The seven gates").
-var launchRules = map[string]launchRule{
+var launchRules = map[gates.State]launchRule{
 	S0a: clarifyRule,
 	S0b: clarifyRule,
 	S1: {
@@ -431,7 +431,7 @@ func (w *Workflow) takeAppendedPhase(env *Env, o *gates.Outcome) string {
 		return err.Error()
 	}
 	o.Changed = true
-	o.Log(gates.Record{Type: gates.RecTransition, Reason: fmt.Sprintf("phase %d appended to MASTER_PLAN.md and taken (%s)", last.Number, taskList(phaseNumbers(w.Plan.Phase(last.Number)))), Phase: last.Number, Input: from})
+	o.Log(gates.Record{Type: gates.RecTransition, Reason: fmt.Sprintf("phase %d appended to MASTER_PLAN.md and taken (%s)", last.Number, taskList(phaseNumbers(w.Plan.Phase(last.Number)))), Phase: last.Number, Input: string(from)})
 	return ""
 }
 

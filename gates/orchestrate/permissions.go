@@ -22,7 +22,7 @@ type Permission struct {
 func (w *Workflow) Permissions(env *Env) []Permission {
 	var out []Permission
 	if Finished(w.Current) {
-		return []Permission{{Action: "anything", Allowed: true, Why: "the workflow is " + w.Current + "; nothing is gated"}}
+		return []Permission{{Action: "anything", Allowed: true, Why: "the workflow is " + string(w.Current) + "; nothing is gated"}}
 	}
 	for _, agent := range WorkflowAgents {
 		c := &gates.Call{Event: gates.PreToolUse, Tool: "Agent", SubagentType: gates.PluginPrefix + agent}
@@ -91,6 +91,6 @@ func (w *Workflow) clone() *Workflow {
 		return &Workflow{Current: w.Current}
 	}
 	c.Current = w.Current
-	c.Completed = append([]string(nil), w.Completed...)
+	c.Completed = append([]gates.State(nil), w.Completed...)
 	return c
 }

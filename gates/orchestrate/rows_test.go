@@ -12,12 +12,14 @@ import (
 // on realistic hook calls; refused (for rows with a guard) shows the same
 // trigger not firing when the guard does not hold.
 type decideRow struct {
-	from, on, to string
-	ok           func(t *testing.T)
-	refused      func(t *testing.T)
+	from    gates.State
+	on      gates.Trigger
+	to      gates.State
+	ok      func(t *testing.T)
+	refused func(t *testing.T)
 }
 
-func findRow(t *testing.T, from, on, to string) gates.Transition {
+func findRow(t *testing.T, from gates.State, on gates.Trigger, to gates.State) gates.Transition {
 	t.Helper()
 	for _, tr := range Transitions {
 		if tr.From == from && tr.On == on && tr.To == to {
@@ -655,7 +657,7 @@ func TestRowsThroughDecide(t *testing.T) {
 	for _, r := range decideRows {
 		tr := findRow(t, r.from, r.on, r.to)
 		covered[tr] = true
-		name := fmt.Sprintf("%s -[%s]-> %s", gates.OrText(r.from, "(none)"), r.on, r.to)
+		name := fmt.Sprintf("%s -[%s]-> %s", gates.OrText(string(r.from), "(none)"), r.on, r.to)
 		t.Run(name, r.ok)
 		if r.refused != nil {
 			t.Run(name+"/refused", r.refused)
@@ -674,13 +676,13 @@ func TestRowsThroughDecide(t *testing.T) {
 // workflow from every state that has an abort row; afterwards nothing is
 // gated.
 func TestAbortFromEveryState(t *testing.T) {
-	targets := map[string]string{S0a: S0a, S1: S1, S0b: S0b, S2: S2, S3: S3, S4a: S4a, S4b: S4b, SF1: SF1, SF2: SF2,
+	targets := map[gates.State]string{S0a: S0a, S1: S1, S0b: S0b, S2: S2, S3: S3, S4a: S4a, S4b: S4b, SF1: SF1, SF2: SF2,
 		S4c: S4c, S5a: S5a, S5b: S5b, S6: S6, Escalated: escalatedFix}
 	for _, tr := range Transitions {
 		if tr.On != OnAbort {
 			continue
 		}
-		t.Run(tr.From, func(t *testing.T) {
+		t.Run(string(tr.From), func(t *testing.T) {
 			if tr.From == S7 { // 7 is left at once by /orch-hook:follow-up
 				w := &Workflow{Current: S7}
 				if _, err := w.fire(OnAbort, &Env{}); err != nil || w.Current != Aborted {

@@ -112,7 +112,7 @@ var Transitions = withAbort([]gates.Transition{
 // withAbort adds the abort rows: every state that is neither complete nor
 // aborted can be aborted.
 func withAbort(rows []gates.Transition) []gates.Transition {
-	for _, s := range []string{S0a, S1, S0b, S2, S3, S4a, S4b, SF1, SF2, S4c, S5a, S5b, S6, S7, Escalated} {
+	for _, s := range []gates.State{S0a, S1, S0b, S2, S3, S4a, S4b, SF1, SF2, S4c, S5a, S5b, S6, S7, Escalated} {
 		rows = append(rows, gates.Transition{From: s, To: Aborted, On: OnAbort})
 	}
 	return rows
@@ -141,7 +141,7 @@ const (
 )
 
 // ValidTriggers lists the triggers with a row from state, sorted.
-func ValidTriggers(state string) []string { return orchestrate.Triggers(orch{}, state) }
+func ValidTriggers(state gates.State) []gates.Trigger { return orchestrate.Triggers(orch{}, state) }
 
 // CompiledTable is the transition table stored in checkpoints: each state
 // mapped to its successors, sorted and comma-separated ("" for none), as
@@ -149,7 +149,7 @@ func ValidTriggers(state string) []string { return orchestrate.Triggers(orch{}, 
 func CompiledTable() map[string]string { return orchestrate.Compile(orch{}, "") }
 
 // Finished reports whether state ends gating (nothing is blocked there).
-func Finished(state string) bool { return state == Complete || state == Aborted }
+func Finished(state gates.State) bool { return state == Complete || state == Aborted }
 
 // GateRule is one of the orchestrate workflow's seven gates (README, "The
 // seven gates").

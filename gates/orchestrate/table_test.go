@@ -10,9 +10,9 @@ import (
 	"github.com/orch-hook/orch-hook/gates"
 )
 
-var allStates = []string{S0a, S1, S0b, S2, S3, S4a, S4b, SF1, SF2, S4c, S5a, S5b, S6, S7, Escalated, Complete, Aborted}
+var allStates = []gates.State{S0a, S1, S0b, S2, S3, S4a, S4b, SF1, SF2, S4c, S5a, S5b, S6, S7, Escalated, Complete, Aborted}
 
-var allTriggers = []string{OnStart, OnQuestions, OnClear, OnDiscovery, OnAnswers, OnDiscoveryDone, OnPlanReturned,
+var allTriggers = []gates.Trigger{OnStart, OnQuestions, OnClear, OnDiscovery, OnAnswers, OnDiscoveryDone, OnPlanReturned,
 	OnApprove, OnRequestChanges, OnTaskReturned, OnPass, OnFail, OnAnalysis, OnPlanUpdated, OnExtraction,
 	OnFollowUp, OnLightweight, OnPartial, OnFull, OnRetry, OnSkip, OnAbort, OnPhaseAppended, OnTaskBlockedRetry}
 
@@ -21,7 +21,7 @@ var allTriggers = []string{OnStart, OnQuestions, OnClear, OnDiscovery, OnAnswers
 // guard fails ("" when the trigger is refused).
 type guardFixture struct {
 	set     func(w *Workflow, f PlanFiles, holds bool) PlanFiles
-	sibling string
+	sibling gates.State
 }
 
 func ifElse[T any](c bool, a, b T) T {
@@ -142,7 +142,7 @@ func rowFixture(tr gates.Transition, holds bool) (*Workflow, *Env) {
 
 // lastGuard is the guard fire reports when no row from state on trigger
 // holds: the last one it tried.
-func lastGuard(state, on string) string {
+func lastGuard(state gates.State, on gates.Trigger) string {
 	g := ""
 	for _, t := range Transitions {
 		if t.From == state && t.On == on && t.Guard != "" {
@@ -158,7 +158,7 @@ func lastGuard(state, on string) string {
 // guard, or (for complementary guards) the sibling row fires.
 func TestTransitionRows(t *testing.T) {
 	for i, tr := range Transitions {
-		name := fmt.Sprintf("%02d %s -[%s]-> %s", i, gates.OrText(tr.From, "(none)"), tr.On, tr.To)
+		name := fmt.Sprintf("%02d %s -[%s]-> %s", i, gates.OrText(string(tr.From), "(none)"), tr.On, tr.To)
 		t.Run(name, func(t *testing.T) {
 			if _, ok := guardFixtures[tr.Guard]; tr.Guard != "" && !ok {
 				t.Fatalf("no fixture for guard %q", tr.Guard)
@@ -194,7 +194,7 @@ func TestTransitionRows(t *testing.T) {
 			if !reflect.DeepEqual(*te, want) {
 				t.Errorf("error = %+v, want %+v", *te, want)
 			}
-			if !strings.Contains(te.Error(), tr.From) || !strings.Contains(te.Error(), te.Guard) {
+			if !strings.Contains(te.Error(), string(tr.From)) || !strings.Contains(te.Error(), te.Guard) {
 				t.Errorf("error text %q does not name state and guard", te.Error())
 			}
 			if w.Current != tr.From || w.StopBlocks != 2 || len(w.Completed) != 0 {
@@ -207,7 +207,7 @@ func TestTransitionRows(t *testing.T) {
 // TestTriggersWithoutRowRefused: every (state, trigger) pair without a row
 // is refused, naming the state and listing the triggers allowed there.
 func TestTriggersWithoutRowRefused(t *testing.T) {
-	for _, s := range append([]string{""}, allStates...) {
+	for _, s := range append([]gates.State{""}, allStates...) {
 		for _, on := range allTriggers {
 			has := false
 			for _, tr := range Transitions {
@@ -226,7 +226,7 @@ func TestTriggersWithoutRowRefused(t *testing.T) {
 				continue
 			}
 			msg := te.Error()
-			if !strings.Contains(msg, on+" is not allowed at state "+s) || !strings.Contains(msg, strings.Join(ValidTriggers(s), "; ")) {
+			if !strings.Contains(msg, string(on)+" is not allowed at state "+string(s)) || !strings.Contains(msg, gates.Join(ValidTriggers(s), "; ")) {
 				t.Errorf("%q on %q: message %q", s, on, msg)
 			}
 			if w.Current != s {
@@ -239,7 +239,7 @@ func TestTriggersWithoutRowRefused(t *testing.T) {
 func TestTableShape(t *testing.T) {
 	seen := map[[3]string]bool{}
 	for _, tr := range Transitions {
-		k := [3]string{tr.From, tr.On, tr.To}
+		k := [3]string{string(tr.From), string(tr.On), string(tr.To)}
 		if seen[k] {
 			t.Errorf("row %v appears twice", k)
 		}
@@ -251,17 +251,17 @@ func TestTableShape(t *testing.T) {
 	// Every state but complete and aborted can be aborted.
 	for _, s := range allStates {
 		want := s != Complete && s != Aborted
-		if got := seen[[3]string{s, OnAbort, Aborted}]; got != want {
+		if got := seen[[3]string{string(s), OnAbort, Aborted}]; got != want {
 			t.Errorf("abort row from %q present = %v, want %v", s, got, want)
 		}
 	}
 	// The seven gates are on the rows of their steps.
-	gateOf := map[[2]string]int{
+	gateOf := map[[2]gates.State]int{
 		{S4a, S4b}: 1, {S4b, S4c}: 2, {S4c, S4a}: 2, {S4c, S5a}: 2, {S4b, SF1}: 3, {SF1, SF2}: 3, {SF2, S4b}: 3,
 		{S5a, S6}: 4, {S6, Complete}: 4, {S5a, S5b}: 5, {S5a, S4a}: 6, {S5b, S6}: 7, {S5b, S4a}: 7,
 	}
 	for _, tr := range Transitions {
-		if g, ok := gateOf[[2]string{tr.From, tr.To}]; ok && tr.Gate != g {
+		if g, ok := gateOf[[2]gates.State{tr.From, tr.To}]; ok && tr.Gate != g {
 			t.Errorf("%s -> %s: gate %d, want %d", tr.From, tr.To, tr.Gate, g)
 		}
 	}
@@ -295,8 +295,8 @@ func TestCompiledTable(t *testing.T) {
 		t.Errorf("CompiledTable() =\n%v\nwant\n%v", a, want)
 	}
 	// Every state is reachable from the start.
-	reached := map[string]bool{}
-	queue := []string{""}
+	reached := map[gates.State]bool{}
+	queue := []gates.State{""}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
@@ -311,7 +311,7 @@ func TestCompiledTable(t *testing.T) {
 		if !reached[s] {
 			t.Errorf("state %q is unreachable", s)
 		}
-		if _, ok := a[s]; !ok {
+		if _, ok := a[string(s)]; !ok {
 			t.Errorf("state %q missing from CompiledTable", s)
 		}
 	}
@@ -324,7 +324,7 @@ func TestCompiledTable(t *testing.T) {
 }
 
 func TestValidTriggers(t *testing.T) {
-	if got, want := ValidTriggers(S4b), []string{OnFail, OnPass, OnAbort}; !reflect.DeepEqual(got, want) {
+	if got, want := ValidTriggers(S4b), []gates.Trigger{OnFail, OnPass, OnAbort}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ValidTriggers(4b) = %v, want %v", got, want)
 	}
 	if got := ValidTriggers(Aborted); len(got) != 0 {
@@ -349,7 +349,7 @@ func TestDriveTargets(t *testing.T) {
 				h := newHarness(t, tc.plan...)
 				h.fg = fg
 				h.to(tc.target)
-				seen := map[string]bool{}
+				seen := map[gates.State]bool{}
 				for _, s := range h.w.Completed {
 					if seen[s] {
 						t.Errorf("completed_states %v lists %q twice", h.w.Completed, s)

@@ -37,7 +37,7 @@ func (w *Workflow) Where() string {
 	case Escalated:
 		return "escalated, waiting for the user's decision"
 	}
-	return "step " + w.Current
+	return "step " + string(w.Current)
 }
 
 // Next says what the orchestrator should do now. env may be nil.
@@ -201,7 +201,7 @@ func (w *Workflow) stepTag() string {
 			return w.phaseTag(w.Phase)
 		}
 	}
-	return "[STEP " + w.Current + "]"
+	return "[STEP " + string(w.Current) + "]"
 }
 
 // MetadataBlock is the PHASE METADATA EXTRACTION block (the phase's
@@ -331,7 +331,7 @@ func FollowUp(w *Workflow, kind, request string, env *Env) (gates.Outcome, error
 	if w.Current != Complete {
 		return gates.Outcome{}, &gates.TransitionError{State: w.Current, Trigger: OnFollowUp, Valid: ValidTriggers(w.Current)}
 	}
-	trigger := map[string]string{"lightweight": OnLightweight, "partial": OnPartial, "full": OnFull}[strings.ToLower(kind)]
+	trigger := map[string]gates.Trigger{"lightweight": OnLightweight, "partial": OnPartial, "full": OnFull}[strings.ToLower(kind)]
 	if trigger == "" {
 		return gates.Outcome{}, fmt.Errorf("follow-up kind %q: use lightweight, partial or full", kind)
 	}

@@ -218,7 +218,7 @@ func (w *Workflow) decision(name, args string, c *gates.Call, env *Env) (gates.O
 		}
 		w.WaitingOn = ""
 		o = gates.Outcome{Changed: true, Context: "orch-hook: the user aborted the workflow; nothing is gated any more. Stop and summarize where it ended."}
-		o.Log(gates.Record{Type: gates.RecDecision, Reason: "abort", Input: from})
+		o.Log(gates.Record{Type: gates.RecDecision, Reason: "abort", Input: string(from)})
 	case "resume":
 		if c.Session == "" || c.Session == w.Owner {
 			return gates.Outcome{Context: "orch-hook: this session already owns the workflow. " + w.Summary(env)}, true

@@ -77,8 +77,8 @@ type Workflow struct {
 	FixIterations int    `json:"fix_iterations"`
 	FinalFailures int    `json:"final_failures"`
 	// FinalFrom is the step of the last final-validation failure (5a, 5b).
-	FinalFrom  string `json:"final_from,omitempty"`
-	StopBlocks int    `json:"stop_blocks"`
+	FinalFrom  gates.State `json:"final_from,omitempty"`
+	StopBlocks int         `json:"stop_blocks"`
 
 	// Phase is the MASTER_PLAN.md phase being worked on (0: none yet).
 	Phase int `json:"phase"`
@@ -127,8 +127,8 @@ type Workflow struct {
 	UserAsked bool `json:"user_asked,omitempty"`
 
 	// Current and Completed mirror state_machine while deciding.
-	Current   string   `json:"-"`
-	Completed []string `json:"-"`
+	Current   gates.State   `json:"-"`
+	Completed []gates.State `json:"-"`
 }
 
 // TaskRun is what the current step knows of one task.
@@ -146,18 +146,18 @@ const (
 
 // Launch is one workflow subagent launch.
 type Launch struct {
-	ToolUseID  string    `json:"tool_use_id"`
-	AgentID    string    `json:"agent_id,omitempty"`
-	Agent      string    `json:"agent"`
-	Job        string    `json:"job"`
-	Task       int       `json:"task,omitempty"`
-	Phase      int       `json:"phase,omitempty"`
-	State      string    `json:"state"`
-	Background bool      `json:"background"`
-	Status     string    `json:"status"`
-	Result     string    `json:"result,omitempty"`
-	Started    time.Time `json:"started"`
-	Ended      time.Time `json:"ended,omitempty"`
+	ToolUseID  string      `json:"tool_use_id"`
+	AgentID    string      `json:"agent_id,omitempty"`
+	Agent      string      `json:"agent"`
+	Job        string      `json:"job"`
+	Task       int         `json:"task,omitempty"`
+	Phase      int         `json:"phase,omitempty"`
+	State      gates.State `json:"state"`
+	Background bool        `json:"background"`
+	Status     string      `json:"status"`
+	Result     string      `json:"result,omitempty"`
+	Started    time.Time   `json:"started"`
+	Ended      time.Time   `json:"ended,omitempty"`
 	// Notice is the checkpoint line waiting for this background agent's
 	// task-notification.
 	Notice string `json:"notice,omitempty"`
@@ -179,9 +179,9 @@ type PendingStop struct {
 
 // Escalation is an open escalation to the user.
 type Escalation struct {
-	Kind  string `json:"kind"` // "fix" (4b) or "final" (5a/5b)
-	Phase int    `json:"phase,omitempty"`
-	From  string `json:"from"`
+	Kind  string      `json:"kind"` // "fix" (4b) or "final" (5a/5b)
+	Phase int         `json:"phase,omitempty"`
+	From  gates.State `json:"from"`
 }
 
 // Escalation kinds.
@@ -265,7 +265,7 @@ func sortedKeys(m map[int]*TaskRun) []int {
 // fire applies the first row of the table that matches the current state
 // and trigger and whose guard holds. It returns the row, or a
 // *TransitionError naming the state and the failed guard.
-func (w *Workflow) fire(on string, env *Env) (gates.Transition, error) {
+func (w *Workflow) fire(on gates.Trigger, env *Env) (gates.Transition, error) {
 	t, err := orchestrate.Fire(orch{w, env}, w.Current, on)
 	if err != nil {
 		return gates.Transition{}, err
@@ -276,7 +276,7 @@ func (w *Workflow) fire(on string, env *Env) (gates.Transition, error) {
 
 // moveTo changes the state, recording the state left in completed_states
 // once, and resets what a transition resets.
-func (w *Workflow) moveTo(to string) {
+func (w *Workflow) moveTo(to gates.State) {
 	if w.Current != "" && w.Current != to && !contains(w.Completed, w.Current) {
 		w.Completed = append(w.Completed, w.Current)
 	}

@@ -229,7 +229,7 @@ func (w *Workflow) planWriteRule(c *gates.Call, env *Env, name string) gates.Out
 
 // bookkeeping are the steps in which the orchestrator may still update
 // the Status: lines of the phases so far and the Progress: line.
-var bookkeeping = map[string]bool{S4a: true, S4b: true, SF1: true, SF2: true, S5a: true}
+var bookkeeping = map[gates.State]bool{S4a: true, S4b: true, SF1: true, SF2: true, S5a: true}
 
 func (w *Workflow) maxKnownTask() int {
 	m := 0
@@ -329,5 +329,5 @@ func (w *Workflow) advance4c(env *Env, o *gates.Outcome) {
 		line = fmt.Sprintf("%s 4c OK -> 5a | Plan updated, all phases complete; next: %s", w.phaseTag(phase), w.Next(env))
 	}
 	o.Context = line
-	o.Log(gates.Record{Type: gates.RecTransition, Gate: t.Gate, Reason: line, Phase: phase, Input: from})
+	o.Log(gates.Record{Type: gates.RecTransition, Gate: t.Gate, Reason: line, Phase: phase, Input: string(from)})
 }

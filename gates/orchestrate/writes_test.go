@@ -144,9 +144,9 @@ func TestPlanFilesAtOtherSteps(t *testing.T) {
 	}{{S0a, 0}, {S3, 0}, {S4a, 0}, {S4b, 1}, {S5a, 0}, {S6, 0}, {escalatedFix, 0}} {
 		h := driveTo(t, tc.target)
 		o := h.writeFile(writeCall(tasksPath(MasterPlan), "# Plan\n"))
-		want := "MASTER_PLAN.md may not change at step " + h.w.Current + "."
+		want := "MASTER_PLAN.md may not change at step " + string(h.w.Current) + "."
 		if bookkeeping[h.w.Current] {
-			want = "MASTER_PLAN.md may not change at step " + h.w.Current + ": only the Status: lines of phases up to"
+			want = "MASTER_PLAN.md may not change at step " + string(h.w.Current) + ": only the Status: lines of phases up to"
 		}
 		wantDeny(t, o, tc.gate, want)
 	}

@@ -23,8 +23,8 @@ func LoadCoord(cp *state.Checkpoint) (*coordinate.Workflow, error) {
 	if err != nil {
 		return nil, &state.ValidationError{Field: "workflow", Problem: err.Error()}
 	}
-	c.Current = cp.StateMachine.CurrentState
-	c.Completed = append([]string(nil), cp.StateMachine.CompletedStates...)
+	c.Current = gates.State(cp.StateMachine.CurrentState)
+	c.Completed = gates.States(cp.StateMachine.CompletedStates)
 	return c, nil
 }
 
@@ -37,8 +37,8 @@ func saveCoord(cp *state.Checkpoint, c *coordinate.Workflow) error {
 	}
 	cp.Workflow = b
 	sm := &cp.StateMachine
-	sm.CurrentState = c.Current
-	sm.CompletedStates = append([]string{}, c.Completed...)
+	sm.CurrentState = string(c.Current)
+	sm.CompletedStates = gates.Strings(c.Completed)
 	sm.TransitionTable = coordinate.Table(c.Scope)
 	sm.TableVersion = coordinate.TableVersion
 	sm.WorkflowConfig.Scope = c.Scope
@@ -55,7 +55,7 @@ func saveCoord(cp *state.Checkpoint, c *coordinate.Workflow) error {
 		cp.SupervisorState[key] = raw
 	}
 	if c.LastError != "" {
-		last, failed := c.LastError, c.FailedState
+		last, failed := c.LastError, string(c.FailedState)
 		cp.ErrorState.LastError, cp.ErrorState.FailedState = &last, &failed
 		cp.ErrorState.RetryCount = c.Retries
 	}

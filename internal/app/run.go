@@ -194,7 +194,7 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 	if err != nil {
 		return failure(env, store, call, err)
 	}
-	if !orchestrate.Finished(cp.StateMachine.CurrentState) {
+	if !cp.Finished() {
 		store.TouchHealth(healthName(in), env.now())
 	}
 	if !gates.Relevant(call) {
@@ -244,7 +244,7 @@ func refuseMalformed(env Env, eventArg string, err error) (hooks.Decision, bool)
 	}
 	store := state.Open(root)
 	cp, lerr := store.Load()
-	if errors.Is(lerr, state.ErrNoState) || lerr == nil && orchestrate.Finished(cp.StateMachine.CurrentState) {
+	if errors.Is(lerr, state.ErrNoState) || lerr == nil && cp.Finished() {
 		return hooks.Decision{}, false
 	}
 	msg := shorten.OneLine(err.Error())

@@ -25,8 +25,8 @@ func LoadWorkflow(cp *state.Checkpoint) (*orchestrate.Workflow, error) {
 	if err != nil {
 		return nil, &state.ValidationError{Field: "workflow", Problem: err.Error()}
 	}
-	w.Current = cp.StateMachine.CurrentState
-	w.Completed = append([]string(nil), cp.StateMachine.CompletedStates...)
+	w.Current = gates.State(cp.StateMachine.CurrentState)
+	w.Completed = gates.States(cp.StateMachine.CompletedStates)
 	return w, nil
 }
 
@@ -51,11 +51,8 @@ func saveWorkflow(cp *state.Checkpoint, w *orchestrate.Workflow) error {
 		return err
 	}
 	cp.Workflow = b
-	cp.StateMachine.CurrentState = w.Current
-	cp.StateMachine.CompletedStates = w.Completed
-	if cp.StateMachine.CompletedStates == nil {
-		cp.StateMachine.CompletedStates = []string{}
-	}
+	cp.StateMachine.CurrentState = string(w.Current)
+	cp.StateMachine.CompletedStates = gates.Strings(w.Completed)
 	cp.StateMachine.TransitionTable = maps.Clone(compiledTable())
 	cp.StateMachine.TableVersion = orchestrate.TableVersion
 	return nil

@@ -88,7 +88,7 @@ func buildGraph(ts []gates.Transition, all bool) *graph {
 	g := &graph{}
 	present := map[string]bool{}
 	for _, t := range ts {
-		for _, s := range []string{t.From, t.To} {
+		for _, s := range []string{string(t.From), string(t.To)} {
 			if s != "" {
 				present[s] = true
 			}
@@ -115,7 +115,7 @@ func buildGraph(ts []gates.Transition, all bool) *graph {
 	for _, t := range ts {
 		switch {
 		case t.From == "":
-			g.start, g.startLabel = t.To, t.On
+			g.start, g.startLabel = string(t.To), string(t.On)
 		case !all && isAbortRow(t):
 			g.folded = append(g.folded, t)
 		default:
@@ -125,11 +125,11 @@ func buildGraph(ts []gates.Transition, all bool) *graph {
 	less := func(list []gates.Transition) func(i, j int) bool {
 		return func(i, j int) bool {
 			a, b := list[i], list[j]
-			if order[a.From] != order[b.From] {
-				return order[a.From] < order[b.From]
+			if order[string(a.From)] != order[string(b.From)] {
+				return order[string(a.From)] < order[string(b.From)]
 			}
-			if order[a.To] != order[b.To] {
-				return order[a.To] < order[b.To]
+			if order[string(a.To)] != order[string(b.To)] {
+				return order[string(a.To)] < order[string(b.To)]
 			}
 			if a.On != b.On {
 				return a.On < b.On
@@ -145,7 +145,7 @@ func buildGraph(ts []gates.Transition, all bool) *graph {
 	if len(g.folded) > 0 {
 		from := map[string]bool{}
 		for _, t := range g.folded {
-			from[t.From] = true
+			from[string(t.From)] = true
 		}
 		for _, s := range g.states {
 			if !from[s] && s != orchestrate.Aborted {
@@ -159,7 +159,7 @@ func buildGraph(ts []gates.Transition, all bool) *graph {
 // EdgeLabel is a transition's label: its trigger, its guard in brackets
 // and its gate, e.g. "FAIL [fix iterations < 3] (Gate 3)".
 func EdgeLabel(t gates.Transition) string {
-	s := t.On
+	s := string(t.On)
 	if t.Guard != "" {
 		s += " [" + t.Guard + "]"
 	}
@@ -212,10 +212,10 @@ func Mermaid(ts []gates.Transition, opt GraphOptions) string {
 		fmt.Fprintf(&b, "    [*] --> %s : %s\n", MermaidID(g.start), mermaidText(g.startLabel))
 	}
 	for _, t := range g.edges {
-		fmt.Fprintf(&b, "    %s --> %s : %s\n", MermaidID(t.From), MermaidID(t.To), mermaidText(EdgeLabel(t)))
+		fmt.Fprintf(&b, "    %s --> %s : %s\n", MermaidID(string(t.From)), MermaidID(string(t.To)), mermaidText(EdgeLabel(t)))
 	}
 	if len(g.folded) > 0 {
-		fmt.Fprintf(&b, "    note left of %s : %s\n", MermaidID(g.folded[0].To), mermaidText(foldedNote(g)))
+		fmt.Fprintf(&b, "    note left of %s : %s\n", MermaidID(string(g.folded[0].To)), mermaidText(foldedNote(g)))
 	}
 	if opt.Current != "" {
 		b.WriteString("    classDef current fill:#ffd966,stroke:#b45f06,stroke-width:3px,color:#000,font-weight:bold\n")
@@ -231,7 +231,7 @@ func Mermaid(ts []gates.Transition, opt GraphOptions) string {
 // foldedNote describes the folded abort rows.
 func foldedNote(g *graph) string {
 	t := g.folded[0]
-	s := t.On + " reaches " + t.To + " from every state"
+	s := string(t.On) + " reaches " + string(t.To) + " from every state"
 	if len(g.notFolded) > 0 {
 		s += " but " + joinAnd(g.notFolded)
 	}
@@ -300,11 +300,11 @@ func DOT(ts []gates.Transition, opt GraphOptions) string {
 		fmt.Fprintf(&b, "    __start -> %s [label=%s];\n", dotQuote(g.start), dotQuote(g.startLabel))
 	}
 	for _, t := range g.edges {
-		fmt.Fprintf(&b, "    %s -> %s [label=%s];\n", dotQuote(t.From), dotQuote(t.To), dotQuote(EdgeLabel(t)))
+		fmt.Fprintf(&b, "    %s -> %s [label=%s];\n", dotQuote(string(t.From)), dotQuote(string(t.To)), dotQuote(EdgeLabel(t)))
 	}
 	if len(g.folded) > 0 {
 		fmt.Fprintf(&b, "    abort_note [shape=note, label=%s];\n", dotQuote(foldedNote(g)))
-		fmt.Fprintf(&b, "    abort_note -> %s [style=dashed, arrowhead=none];\n", dotQuote(g.folded[0].To))
+		fmt.Fprintf(&b, "    abort_note -> %s [style=dashed, arrowhead=none];\n", dotQuote(string(g.folded[0].To)))
 	}
 	b.WriteString("}\n")
 	return b.String()

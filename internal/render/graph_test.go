@@ -44,13 +44,13 @@ func TestGraphEveryRow(t *testing.T) {
 	aborts := 0
 	for _, tr := range orchestrate.Transitions {
 		if tr.From == "" {
-			line := "[*] --> " + MermaidID(tr.To) + " : " + mermaidText(tr.On) + "\n"
+			line := "[*] --> " + MermaidID(string(tr.To)) + " : " + mermaidText(string(tr.On)) + "\n"
 			if !strings.Contains(all, line) {
 				t.Errorf("start row missing: %q", line)
 			}
 			continue
 		}
-		line := "    " + MermaidID(tr.From) + " --> " + MermaidID(tr.To) + " : " + mermaidText(EdgeLabel(tr)) + "\n"
+		line := "    " + MermaidID(string(tr.From)) + " --> " + MermaidID(string(tr.To)) + " : " + mermaidText(EdgeLabel(tr)) + "\n"
 		if strings.Count(all, line) != 1 {
 			t.Errorf("--all: row %+v drawn %d times, want once: %q", tr, strings.Count(all, line), line)
 		}

@@ -166,7 +166,7 @@ var phaseSteps = map[string]bool{orchestrate.S4a: true, orchestrate.S4b: true, o
 func BuildReport(in ReportInput) *Report {
 	r := &Report{
 		Command: in.Command, Request: in.Request, State: in.State,
-		Finished: orchestrate.Finished(in.State), Now: in.Now.UTC(),
+		Finished: orchestrate.Finished(gates.State(in.State)), Now: in.Now.UTC(),
 		Artifacts: in.Artifacts,
 	}
 	w := in.Workflow
@@ -235,7 +235,7 @@ func steps(events []state.Event, r *Report) []Span {
 	}
 	var spans []Span
 	for i, c := range changes {
-		if orchestrate.Finished(c.to) {
+		if orchestrate.Finished(gates.State(c.to)) {
 			if r.Finished && i == len(changes)-1 {
 				r.End = c.at
 			}
@@ -280,7 +280,7 @@ func agents(w *orchestrate.Workflow, now time.Time) []AgentRow {
 	out := make([]AgentRow, 0, len(w.Launches))
 	for i, l := range w.Launches {
 		a := AgentRow{
-			N: i + 1, Agent: l.Agent, Job: l.Job, Task: l.Task, Phase: l.Phase, State: l.State,
+			N: i + 1, Agent: l.Agent, Job: l.Job, Task: l.Task, Phase: l.Phase, State: string(l.State),
 			Background: l.Background, Status: l.Status, Result: l.Result,
 			Start: l.Started.UTC(), End: l.Ended.UTC(),
 		}

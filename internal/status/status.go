@@ -268,7 +268,7 @@ func coordinateInfo(r *Report, c *coordinate.Workflow, now time.Time) {
 		Topic: c.Topic, Paths: c.Paths, ResearchTopics: c.Topics, Hierarchical: c.Hierarchical,
 		ReportsVerified: append([]string{}, c.Reports...),
 		DebugRetries:    c.Retries, MaxDebugRetries: coordinate.MaxDebugRetries,
-		LastError: c.LastError, FailedState: c.FailedState, Outcome: c.Outcome,
+		LastError: c.LastError, FailedState: string(c.FailedState), Outcome: c.Outcome,
 		ContextReduction: c.ContextReduction, TimeSavings: c.TimeSavings, Supervisors: c.Supervisors,
 	}
 	r.Counters = []Counter{

@@ -53,7 +53,7 @@ func Run(t *testing.T, name string, rows []gates.Transition, tests string) {
 		t.Skip("re-runs the behaviour tests once per row: not in -short")
 	}
 	for i, row := range rows {
-		t.Run(fmt.Sprintf("%s/%02d %s -[%s]-> %s", name, i, gates.OrText(row.From, "(none)"), row.On, row.To), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%02d %s -[%s]-> %s", name, i, gates.OrText(string(row.From), "(none)"), row.On, row.To), func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(os.Args[0], "-test.run", tests, "-test.count=1", "-test.failfast")
 			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s:%d", Env, name, i))
