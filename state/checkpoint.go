@@ -337,17 +337,25 @@ func decodeAny(b []byte) (cp *Checkpoint, migrated bool, err error) {
 func decodeCurrent(b []byte) (*Checkpoint, bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	cp := &Checkpoint{}
-	if err := dec.Decode((*checkpointAlias)(cp)); err != nil {
+	// The version is read as the long way's probe reads it, a *string: a
+	// later "schema_version": null (any case) unsets it there, where a
+	// string would keep the earlier value. It shadows the checkpoint's own
+	// field (a shallower field wins).
+	var doc struct {
+		checkpointAlias
+		SchemaVersion *string `json:"schema_version"`
+	}
+	if err := dec.Decode(&doc); err != nil {
 		return nil, false
 	}
 	// As json.Unmarshal: nothing but JSON's white space may follow.
 	if len(bytes.TrimLeft(b[dec.InputOffset():], " \t\r\n")) != 0 {
 		return nil, false
 	}
-	if cp.SchemaVersion != SchemaVersion && cp.SchemaVersion != "2" {
+	if doc.SchemaVersion == nil || *doc.SchemaVersion != SchemaVersion && *doc.SchemaVersion != "2" {
 		return nil, false
 	}
+	cp := (*Checkpoint)(&doc.checkpointAlias)
 	cp.SchemaVersion = SchemaVersion
 	return cp, true
 }

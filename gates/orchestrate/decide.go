@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/internal/shorten"
@@ -134,10 +135,13 @@ func decideFinished(w *Workflow, c *gates.Call, env *Env) gates.Outcome {
 		if name, _, ok := gates.UserCommand(c.Prompt); ok && (name == "orchestrate" || name == "coordinate") {
 			return gates.StartFromPrompt(c)
 		}
-		if name, _, ok := gates.UserCommand(c.Prompt); ok && name == "follow-up" && w.Current == Complete && !w.foreign(c) {
-			// The user typed the follow-up: applied as typed.
-			_, args, _ := strings.Cut(strings.TrimSpace(c.Prompt), " ")
-			kind, request, _ := strings.Cut(strings.TrimSpace(args), " ")
+		if name, args, ok := gates.UserCommand(c.Prompt); ok && name == "follow-up" && w.Current == Complete && !w.foreign(c) {
+			// The user typed the follow-up: applied as typed, the kind
+			// its first word, the request the rest.
+			kind, request := args, ""
+			if i := strings.IndexFunc(args, unicode.IsSpace); i >= 0 {
+				kind, request = args[:i], strings.TrimSpace(args[i:])
+			}
 			o, err := FollowUp(w, kind, request, env)
 			if err != nil {
 				return w.block(err.Error() + `: type /orch-hook:follow-up lightweight|partial|full <request>.`)
