@@ -30,18 +30,7 @@ func writeFileAtomic(path string, data []byte) error {
 // writeFileAtomicVia is writeFileAtomic with the temp file in tmpDir (on
 // the same file system), where removeStaleTemps finds a killed writer's.
 func writeFileAtomicVia(tmpDir, path string, data []byte) error {
-	if err := replaceMarkerFile(tmpDir, path, data); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-// replaceMarkerFile is writeFileAtomicVia without the fsync of the directory:
-// the new file is whole and durable before the rename, which is atomic,
-// but a crash may still undo the rename (the old file comes back). Only
-// for a file whose old version is a state orch-hook accepts after a crash
-// (the marker: see writeMarker).
-func replaceMarkerFile(tmpDir, path string, data []byte) error {
+	dir := filepath.Dir(path)
 	tmp := filepath.Join(tmpDir, tempPrefix+randomHex(6))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, fileMode)
 	if err != nil {
@@ -67,7 +56,7 @@ func replaceMarkerFile(tmpDir, path string, data []byte) error {
 		return err
 	}
 	committed = true
-	return nil
+	return syncDir(dir)
 }
 
 func syncDir(dir string) error {

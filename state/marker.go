@@ -89,19 +89,14 @@ func (s *Store) readMarker() (*Marker, error) {
 	return &m, nil
 }
 
-// writeMarker records m, replacing prev (the marker this Store read or
-// last wrote under the lock; nil: none, or one it did not read). The marker
-// is what tells a rollback from a crash, so a failure to write it fails the
-// write that needed it. Its directory is fsynced only when a crash that
-// undid the rename would leave a marker the audit refuses (markerFollows):
-// on an ordinary state change or deny (one fsync less, on the user's config
-// disk) the checkpoint it pins is durable before it is written, and the
-// previous marker, one serial behind a sealed checkpoint or short of a
-// chained deny, is what a writer that died before its marker leaves, which
-// the audit accepts (audit.go). A new workflow, the first seal, a state the
-// user accepted or a rebuilt one start from a marker that would not be
-// accepted (another lineage, none, another log base): theirs is synced.
-func (s *Store) writeMarker(m, prev *Marker) error {
+// writeMarker records m. The marker is what tells a rollback from a crash,
+// so a failure to write it fails the write that needed it, and it is as
+// durable as the checkpoint (file and directory fsynced): a marker whose
+// rename a crash undid would pin an older checkpoint, and one write behind
+// is accepted (a writer that died before its marker), but not a new
+// workflow's, an accepted state's, or several writes behind on a file
+// system that does not commit renames in order.
+func (s *Store) writeMarker(m *Marker) error {
 	path := s.MarkerPath()
 	if path == "" {
 		_, err := ConfigDir()
@@ -115,27 +110,7 @@ func (s *Store) writeMarker(m, prev *Marker) error {
 	if err != nil {
 		return err
 	}
-	s.markerSynced = false
-	if err := replaceMarkerFile(filepath.Dir(path), path, append(b, '\n')); err != nil {
-		return err
-	}
-	if markerFollows(prev, m) {
-		return nil
-	}
-	s.markerSynced = true
-	return syncDir(filepath.Dir(path))
-}
-
-// markerFollows reports whether the audit accepts the state next pins
-// when the marker is still prev (a crash undid next's rename): the same
-// workflow and log segment, the log only grown, and the same checkpoint
-// (denies appended) or the next serial (a writer that died before its
-// marker).
-func markerFollows(prev, next *Marker) bool {
-	if prev == nil || prev.Root != next.Root || prev.Lineage != next.Lineage || prev.LogBase != next.LogBase || next.LogSize < prev.LogSize {
-		return false
-	}
-	return next.Serial == prev.Serial && next.Checkpoint == prev.Checkpoint || next.Serial == prev.Serial+1
+	return writeFileAtomic(path, append(b, '\n'))
 }
 
 // vanished reports whether the marker says a workflow was active here

@@ -83,9 +83,6 @@ type Store struct {
 	// after the log, before the rename; "rename": before the marker), for
 	// the recovery tests.
 	crashAt string
-	// markerSynced says whether the last marker write fsynced its
-	// directory (a crash cannot undo it then), for the tests.
-	markerSynced bool
 	// resolved is Root resolved (ResolvedRoot), once it names a directory.
 	resolved atomic.Pointer[string]
 }
@@ -428,7 +425,7 @@ func (s *Store) markLocked() error {
 	if fi, err := os.Stat(s.LogPath()); err == nil {
 		m.LogStamp = stampOf(fi)
 	}
-	if err := s.writeMarker(m, p.marker); err != nil {
+	if err := s.writeMarker(m); err != nil {
 		return fmt.Errorf("recording the workflow's marker: %w", err)
 	}
 	p.marker = m
