@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -85,4 +86,41 @@ func Refuse(v Verdict, r *Refusal, rec Record) Outcome {
 	var o Outcome
 	o.Refuse(v, r, rec)
 	return o
+}
+
+// RefusalProblem checks the invariant of a refusal as a value: a Deny or
+// Block carries its Refusal, whose rendering is the reason the model is
+// told; its deny record keeps the same parts and the rendering without the
+// detail; an Allow carries none. "" when it holds. The workflows' tests and
+// fuzz targets check it on every outcome.
+func RefusalProblem(o Outcome) string {
+	if o.Verdict == Allow {
+		if o.Refusal != nil {
+			return fmt.Sprintf("an allow carries a refusal %+v", o.Refusal)
+		}
+		return ""
+	}
+	r := o.Refusal
+	switch {
+	case r == nil:
+		return fmt.Sprintf("refused without a Refusal: %q", o.Reason)
+	case o.Reason != r.Told():
+		return fmt.Sprintf("reason %q is not the refusal's rendering %q", o.Reason, r.Told())
+	case o.Gate != r.Gate:
+		return fmt.Sprintf("outcome gate %d, refusal gate %d", o.Gate, r.Gate)
+	}
+	logged := false
+	for _, rec := range o.Records {
+		if rec.Refusal != r {
+			continue
+		}
+		logged = true
+		if rec.Type != RecDeny || rec.Reason != r.Text() || rec.Gate != r.Gate || r.Task > 0 && rec.Task != r.Task {
+			return fmt.Sprintf("record %+v does not keep the refusal %+v", rec, r)
+		}
+	}
+	if !logged && len(o.Records) > 0 {
+		return fmt.Sprintf("the refusal %+v is not among the records %+v", r, o.Records)
+	}
+	return ""
 }
