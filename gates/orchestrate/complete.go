@@ -300,7 +300,7 @@ func (w *Workflow) complete(l *Launch, text, prior string, env *Env, o *gates.Ou
 			line = fmt.Sprintf("%s phase created -> 4a | next: %s", w.phaseTag(w.Phase), w.Next(env))
 		}
 	case JobImplement, JobFix:
-		line = w.implemented(l, result, env)
+		line = w.implemented(l, result, text, env)
 	case JobGate:
 		line = w.gated(result, text, env, o)
 	case JobAnalysis:
@@ -449,8 +449,12 @@ func (w *Workflow) planned(env *Env) string {
 	return fmt.Sprintf("[STEP 2] MASTER_PLAN.md created -> 3 | %d phases, %d tasks; present the plan and stop: the user approves with /orch-hook:approve or asks for changes with /orch-hook:request-changes", len(p.Phases), n)
 }
 
-// implemented records a code-implementer's result in 4a or F2.
-func (w *Workflow) implemented(l *Launch, result string, env *Env) string {
+// implemented records a code-implementer's result in 4a or F2. A task
+// BLOCKED a third time counts as returned: the phase goes on to 4b, with
+// the block reported to the orchestrator and (GuardBlocksReported) in the
+// quality gate's prompt, for the gate to judge (README, "The rules in
+// detail").
+func (w *Workflow) implemented(l *Launch, result, text string, env *Env) string {
 	tr := w.task(l.Task)
 	step := w.Current
 	switch result {
@@ -458,6 +462,7 @@ func (w *Workflow) implemented(l *Launch, result string, env *Env) string {
 		tr.Status = TaskComplete
 	case gates.LineImplBlocked:
 		tr.Blocked++
+		tr.Block = shorten.Runes(blockReason(text), 120)
 		if tr.Blocked > MaxBlockedRetry {
 			tr.Status = gates.Returned
 		} else {
@@ -468,10 +473,18 @@ func (w *Workflow) implemented(l *Launch, result string, env *Env) string {
 	t, err := w.fire(trigger, env)
 	if err == nil && t.To == S4b {
 		if step == SF2 {
-			return fmt.Sprintf("%s F2 OK -> 4b | %s fixed, revalidating: launch code-quality", w.phaseTag(w.Phase), taskList(w.FailingTasks))
+			launch := "launch code-quality"
+			if blocked := w.blockedTasks(); len(blocked) > 0 {
+				launch = fmt.Sprintf("%s; launch code-quality and report the block in its prompt, for the gate to judge", w.blockedText(blocked))
+			}
+			return fmt.Sprintf("%s F2 OK -> 4b | %s fixed, revalidating: %s", w.phaseTag(w.Phase), taskList(w.FailingTasks), launch)
 		}
 		n := len(phaseNumbers(w.Plan.Phase(w.Phase)))
-		return fmt.Sprintf("%s 4a OK -> 4b | %s implemented; launch code-quality\n\n%s", w.phaseTag(w.Phase), gates.Plural(n, "task"), w.MetadataBlock())
+		launch := "launch code-quality"
+		if blocked := w.blockedTasks(); len(blocked) > 0 {
+			launch = fmt.Sprintf("%s; launch code-quality and report the block in its prompt, for the gate to judge", w.blockedText(blocked))
+		}
+		return fmt.Sprintf("%s 4a OK -> 4b | %s implemented; %s\n\n%s", w.phaseTag(w.Phase), gates.Plural(n, "task"), launch, w.MetadataBlock())
 	}
 	status := "COMPLETE"
 	switch tr.Status {
@@ -570,3 +583,42 @@ const EscalationFile = ".orchestrator/ESCALATION.md"
 // HealthPrefix marks log records that orch-hook status turns into hook
 // health warnings.
 const HealthPrefix = "health: "
+
+// blockReason is what a BLOCKED report says stopped it: the note on its
+// result line ("IMPLEMENTATION STATUS: BLOCKED (the DB is down)"), else the
+// report's first line.
+func blockReason(text string) string {
+	value, _, _ := gates.KeyLine(text, "IMPLEMENTATION STATUS")
+	if m := reBlockNote.FindStringSubmatch(value); m != nil && m[1] != "" {
+		return m[1]
+	}
+	return gates.SummaryOf(text, gates.LineImplComplete, gates.LineImplBlocked)
+}
+
+var reBlockNote = gates.LazyRegexp("(?i)^[\\s*_`]*blocked[\\s*_`]*[-:(\u2013\u2014]*\\s*(.*?)[\\s*_`)]*$")
+
+// blockedTasks are the tasks of this step that returned BLOCKED a third
+// time and count as returned, in order.
+func (w *Workflow) blockedTasks() []int {
+	var out []int
+	for _, n := range sortedKeys(w.Tasks) {
+		if tr := w.Tasks[n]; tr.Status == gates.Returned && tr.Blocked > MaxBlockedRetry {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// blockedText names the blocked tasks with their reasons: "Task 02 BLOCKED
+// 3 times (the DB is down)".
+func (w *Workflow) blockedText(blocked []int) string {
+	parts := make([]string, len(blocked))
+	for i, n := range blocked {
+		tr := w.Tasks[n]
+		parts[i] = fmt.Sprintf("Task %02d BLOCKED %d times", n, tr.Blocked)
+		if tr.Block != "" {
+			parts[i] += " (" + tr.Block + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}

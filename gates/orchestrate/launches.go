@@ -93,7 +93,7 @@ func (w *Workflow) jobFor(agent string, c *gates.Call, env *Env, o *gates.Outcom
 		if !contains(rule.guards, g.name) {
 			continue
 		}
-		if why := g.fails(w, agent); why != "" {
+		if why := g.fails(w, agent, c); why != "" {
 			return "", 0, rule.gate, why
 		}
 	}
@@ -131,31 +131,52 @@ const (
 	GuardNotWaitingForAnswers = "the user answered the questions"
 	GuardNotRunning           = "the agent is not already running"
 	GuardNotReturnedThisRound = "the agent has not returned in this discovery round"
+	GuardBlocksReported       = "the prompt reports the tasks that ended BLOCKED"
 )
 
 var launchGuards = []struct {
 	name  string
-	fails func(w *Workflow, agent string) string
+	fails func(w *Workflow, agent string, c *gates.Call) string
 }{
-	{GuardNotWaitingForAnswers, func(w *Workflow, _ string) string {
+	{GuardNotWaitingForAnswers, func(w *Workflow, _ string, _ *gates.Call) string {
 		if w.WaitingOn == "answers" {
 			return "the user has not answered the questions yet; wait for their answers before relaunching requirements-analyst."
 		}
 		return ""
 	}},
-	{GuardNotRunning, func(w *Workflow, agent string) string {
+	{GuardNotRunning, func(w *Workflow, agent string, _ *gates.Call) string {
 		if inFlight := w.inFlightOf(agent); len(inFlight) > 0 {
 			return fmt.Sprintf("%s is already running (%s); wait for it to return.", agent, inFlight[0].ToolUseID)
 		}
 		return ""
 	}},
-	{GuardNotReturnedThisRound, func(w *Workflow, agent string) string {
+	{GuardNotReturnedThisRound, func(w *Workflow, agent string, _ *gates.Call) string {
 		for _, l := range w.Launches[min(w.DiscoveryFrom, len(w.Launches)):] {
 			if l.Agent == agent && l.Status == gates.Returned {
 				return fmt.Sprintf("%s already returned in this discovery round.", agent)
 			}
 		}
 		return ""
+	}},
+	{GuardBlocksReported, func(w *Workflow, agent string, c *gates.Call) string {
+		blocked := w.blockedTasks()
+		if len(blocked) == 0 {
+			return ""
+		}
+		text := c.Prompt + "\n" + c.Description
+		var missing []int
+		for _, n := range blocked {
+			if !mentionsTask(text, n) {
+				missing = append(missing, n)
+			}
+		}
+		if len(missing) == 0 && reBlock.MatchString(text) {
+			return ""
+		}
+		if len(missing) == 0 {
+			missing = blocked
+		}
+		return fmt.Sprintf("%s and counts as returned; the quality gate judges it: say so in %s's prompt (name the task and its block, e.g. \"Task %02d is BLOCKED: ...\"), so the gate knows what was not implemented.", w.blockedText(missing), agent, missing[0])
 	}},
 }
 
@@ -178,7 +199,7 @@ var launchRules = map[gates.State]launchRule{
 	S4a: {decide: (*Workflow).job4a},
 	S4b: {
 		jobs:   map[string]string{Quality: JobGate},
-		guards: []string{GuardNotRunning},
+		guards: []string{GuardNotRunning, GuardBlocksReported},
 		gate:   1,
 		refuse: map[string]launchRefusal{
 			Implementer: {why: "code-implementer after 4a is not allowed: no failure yet to fix, and the next phase waits for the quality gate."},
@@ -460,3 +481,18 @@ func taskList(nums []int) string {
 
 // maxTaskList is the most tasks a message names one by one.
 const maxTaskList = 12
+
+var reBlock = gates.LazyRegexp(`(?i)\bblock`)
+
+// mentionsTask reports whether text names task n ("Task 02", "task 2",
+// "Task #2").
+func mentionsTask(text string, n int) bool {
+	for _, m := range reTaskMention.FindAllStringSubmatch(text, -1) {
+		if v, err := strconv.Atoi(m[1]); err == nil && v == n {
+			return true
+		}
+	}
+	return false
+}
+
+var reTaskMention = gates.LazyRegexp(`(?i)\btask[\s_#-]*0*(\d{1,4})\b`)

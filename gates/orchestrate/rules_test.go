@@ -325,6 +325,34 @@ func TestImplementationParallelRules(t *testing.T) {
 			t.Errorf("task 02 %+v", tr)
 		}
 	})
+	t.Run("BLOCKED three times goes on to 4b with the block reported", func(t *testing.T) {
+		h := driveTo(t, S4a)
+		h.implement(1)
+		h.implement(3)
+		blocked := "The schema is not there.\nIMPLEMENTATION STATUS: BLOCKED (the migrations table is missing)"
+		var o gates.Outcome
+		for i := 0; i < 3; i++ {
+			o = h.run(Implementer, implPrompt(2), blocked)
+		}
+		h.expect(S4b)
+		wantContext(t, o, "4a OK -> 4b | 3 tasks implemented; Task 02 BLOCKED 3 times (the migrations table is missing); launch code-quality and report the block in its prompt, for the gate to judge")
+		// The gate's prompt must name the blocked task and its block.
+		for _, prompt := range []string{"Gate phase 1.", "Gate phase 1: Task 02 is done.", "Gate phase 1. Something was blocked."} {
+			wantDeny(t, h.start(Quality, prompt).launch, 1, "Task 02 BLOCKED 3 times (the migrations table is missing) and counts as returned; the quality gate judges it: say so in code-quality's prompt (name the task and its block")
+		}
+		wantAllow(t, h.start(Quality, "Gate phase 1. Task 02 is BLOCKED: the migrations table is missing; judge it.").launch)
+	})
+	t.Run("a block reason is the result line's note, else the report's first line", func(t *testing.T) {
+		for text, want := range map[string]string{
+			"IMPLEMENTATION STATUS: BLOCKED (the DB is down)":             "the DB is down",
+			"Tried twice.\n**IMPLEMENTATION STATUS:** BLOCKED - no creds": "no creds",
+			implBlocked: "Cannot go on: missing dependency.",
+		} {
+			if got := blockReason(text); got != want {
+				t.Errorf("blockReason(%q) = %q, want %q", text, got, want)
+			}
+		}
+	})
 	t.Run("BLOCKED three times refuses a fourth launch", func(t *testing.T) {
 		h := driveTo(t, S4a)
 		for i := 0; i < 3; i++ {

@@ -135,6 +135,7 @@ type Workflow struct {
 type TaskRun struct {
 	Status   string `json:"status"` // running, complete, blocked, returned
 	Blocked  int    `json:"blocked,omitempty"`
+	Block    string `json:"block,omitempty"` // what the last BLOCKED report said stopped it
 	Launches int    `json:"launches"`
 }
 
