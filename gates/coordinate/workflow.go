@@ -1,6 +1,7 @@
 package coordinate
 
 import (
+	"slices"
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
@@ -160,4 +161,47 @@ func (l *Launch) duration() int64 {
 		return 0
 	}
 	return l.Ended.Sub(l.Started).Milliseconds()
+}
+
+// ResearchData is phase_data.research (seed 000): what research produced,
+// written once research is done.
+type ResearchData struct {
+	ReportsCreated []string `json:"reports_created"`
+	Topics         int      `json:"topics"`
+	Complexity     string   `json:"complexity,omitempty"` // why that many topics
+	Hierarchical   bool     `json:"hierarchical"`
+	DurationMs     int64    `json:"duration_ms"` // first research launch to last return
+}
+
+// PlanData is phase_data.plan: the verified plan and its phases (tracks).
+type PlanData struct {
+	PlanPath string `json:"plan_path"`
+	Phases   []int  `json:"phases"`
+}
+
+// PhaseData is the checkpoint's phase_data for the states this workflow
+// has completed (nil for one it has not): research and plan.
+func (c *Workflow) PhaseData() (research *ResearchData, plan *PlanData) {
+	if slices.Contains(c.Completed, CResearch) {
+		var first, last time.Time
+		for _, l := range c.Launches {
+			if l.State != CResearch || l.Ended.IsZero() {
+				continue
+			}
+			if first.IsZero() || l.Started.Before(first) {
+				first = l.Started
+			}
+			if l.Ended.After(last) {
+				last = l.Ended
+			}
+		}
+		research = &ResearchData{ReportsCreated: append([]string{}, c.Reports...), Topics: c.Topics, Complexity: c.ComplexWhy, Hierarchical: c.Hierarchical}
+		if !first.IsZero() {
+			research.DurationMs = last.Sub(first).Milliseconds()
+		}
+	}
+	if slices.Contains(c.Completed, CPlan) {
+		plan = &PlanData{PlanPath: c.Paths.PlanPath, Phases: trackNumbers(c.TrackDeps)}
+	}
+	return research, plan
 }

@@ -1,6 +1,7 @@
 package orchestrate
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -383,4 +384,18 @@ func (w *Workflow) uxRequired() bool {
 		}
 	}
 	return false
+}
+
+// ErrorState is the checkpoint's error_state while an escalation is open
+// (seed 000): what failed, at which step, and how many tries it had; ok is
+// false when none is open (error_state is then cleared).
+func (w *Workflow) ErrorState() (lastError string, failed gates.State, retries int, ok bool) {
+	e := w.Escalation
+	if e == nil {
+		return "", "", 0, false
+	}
+	if e.Kind == EscalationFinal {
+		return fmt.Sprintf("final validation failed %d times (limit %d)", w.FinalFailures, MaxFinalFailures), e.From, w.FinalFailures, true
+	}
+	return fmt.Sprintf("the quality gate of phase %d failed %d times (limit %d fix iterations)", e.Phase, w.FixIterations, MaxFixIterations), e.From, w.FixIterations, true
 }

@@ -59,11 +59,27 @@ func saveCoord(cp *state.Checkpoint, c *coordinate.Workflow) error {
 		cp.ErrorState.LastError, cp.ErrorState.FailedState = &last, &failed
 		cp.ErrorState.RetryCount = c.Retries
 	}
-	if paths, err := jsonenc.Marshal(c.Paths); err == nil {
-		if cp.PhaseData == nil {
-			cp.PhaseData = map[string]json.RawMessage{}
+	if cp.PhaseData == nil {
+		cp.PhaseData = map[string]json.RawMessage{}
+	}
+	set := func(name string, v any) error {
+		raw, err := jsonenc.Marshal(v)
+		if err == nil {
+			cp.PhaseData[name] = raw
 		}
-		cp.PhaseData["initialize"] = paths
+		return err
+	}
+	if err := set("initialize", c.Paths); err != nil {
+		return err
+	}
+	research, plan := c.PhaseData()
+	if research != nil {
+		if err := set("research", research); err != nil {
+			return err
+		}
+	}
+	if plan != nil {
+		return set("plan", plan)
 	}
 	return nil
 }

@@ -55,6 +55,11 @@ func saveWorkflow(cp *state.Checkpoint, w *orchestrate.Workflow) error {
 	cp.StateMachine.CompletedStates = gates.Strings(w.Completed)
 	cp.StateMachine.TransitionTable = maps.Clone(compiledTable())
 	cp.StateMachine.TableVersion = orchestrate.TableVersion
+	cp.ErrorState = state.ErrorState{}
+	if last, failed, retries, ok := w.ErrorState(); ok {
+		from := string(failed)
+		cp.ErrorState = state.ErrorState{LastError: &last, RetryCount: retries, FailedState: &from}
+	}
 	return nil
 }
 
