@@ -255,9 +255,29 @@ func init() {
 				i3.want = want{state: "4a", context: []string{"Task 03 BLOCKED (relaunch allowed, 1 of 2 retries used)"}}
 				b2, b3 := copyAction(i3, "i3-b2"), copyAction(i3, "i3-b3")
 				b2.want = want{state: "4a", context: []string{"Task 03 BLOCKED (relaunch allowed, 2 of 2 retries used)"}}
-				b3.want = want{state: "4b", context: []string{toldPhase1Imp}}
+				b3.want = want{state: "4b", context: []string{toldPhase1Imp + " | 3 tasks implemented; Task 03 BLOCKED 3 times (Blocked on the parser's API.); launch code-quality and report the block in its prompt"}}
 				s.insertAfter("i3", b2, b3)
+				// Every gate's prompt in the phase must report the block
+				// (GuardBlocksReported).
+				s.at("q1").prompt = "Quality gate, phase 1. Task 03 is BLOCKED: on the parser's API."
+				s.at("q2").prompt = "Quality gate, phase 1 again. Task 03 is still blocked."
 			}},
+		variant{name: "impl-blocked three times: a gate prompt that does not report it is refused",
+			change: func(s *script) {
+				i3 := s.at("i3")
+				i3.report = "IMPLEMENTATION STATUS: BLOCKED (no parser API yet)"
+				i3.want = want{state: "4a", context: []string{"Task 03 BLOCKED (relaunch allowed, 1 of 2 retries used)"}}
+				b2, b3 := copyAction(i3, "i3-b2"), copyAction(i3, "i3-b3")
+				b2.want = want{state: "4a", context: []string{"Task 03 BLOCKED (relaunch allowed, 2 of 2 retries used)"}}
+				b3.want = want{state: "4b", context: []string{"Task 03 BLOCKED 3 times (no parser API yet)"}}
+				s.insertAfter("i3", b2, b3)
+				s.at("q2").prompt = "Quality gate, phase 1 again; task 3 remains blocked."
+			},
+			fixes: []fix{{match: "Task 03 BLOCKED 3 times (no parser API yet) and counts as returned; the quality gate judges it: say so in code-quality's prompt", redo: func(s *script) []*action {
+				a := copyAction(s.at("q1"), "q1-again")
+				a.prompt = "Quality gate, phase 1. Task 03 was blocked: no parser API yet."
+				return []*action{a}
+			}}}},
 		// The last line carrying the key decides.
 		variant{name: "gate-pass after an earlier FAIL line",
 			change: func(s *script) {

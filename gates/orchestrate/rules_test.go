@@ -481,6 +481,21 @@ func TestEscalationMarkdown(t *testing.T) {
 			t.Errorf("ESCALATION.md lacks %q:\n%s", want, md)
 		}
 	}
+	// The options are priced from the situation: the same failure every
+	// time makes a retry look futile; abort says what is done.
+	same := h.w.EscalationMarkdown([]FailureEntry{{Iteration: 1, Failure: "TestFormat fails"}, {Iteration: 2, Failure: "TestFormat fails"}, {Iteration: 3, Failure: "TestFormat fails"}})
+	for _, want := range []string{
+		"Costs up to 3 more fix cycles (analysis, fixes, quality gate). The last 3 gates failed the same way (TestFormat fails): unless the plan or the approach changes, a retry is likely to fail again.",
+		"The failure stays in the code",
+		"`/orch-hook:resolve abort`: end the workflow here (0 of 5 tasks done). Nothing is reverted",
+	} {
+		if !strings.Contains(same, want) {
+			t.Errorf("ESCALATION.md lacks %q:\n%s", want, same)
+		}
+	}
+	if strings.Contains(md, "likely to fail again") {
+		t.Errorf("different failures priced as the same:\n%s", md)
+	}
 	h = driveTo(t, escalatedFinal, onePhase(false)...)
 	md = h.w.EscalationMarkdown(nil)
 	for _, want := range []string{"**Phase**: final validation (5a)", "**Iteration**: 3/3 (maximum reached)", "No FAILURE_ANALYSIS covered this failure", "go on to phase 6 with the failure recorded as a known issue"} {
@@ -750,4 +765,17 @@ func TestFollowUps(t *testing.T) {
 		}
 		h.expect(Complete)
 	})
+}
+
+// TestEscalationSkipNamesDependents: skipping a phase says which later
+// tasks build on it.
+func TestEscalationSkipNamesDependents(t *testing.T) {
+	w := &Workflow{Phase: 1, Plan: &PlanSnapshot{Phases: []PhaseSnap{
+		{Number: 1, Tasks: []TaskSnap{{Number: 1}, {Number: 2}}},
+		{Number: 2, Tasks: []TaskSnap{{Number: 3, DependsOn: []int{2}}, {Number: 4}}},
+	}}}
+	opts := w.escalationOptions("fix", nil)
+	if want := "later tasks build on this phase: Task 03 (phase 2) depends on Task 02;"; !strings.Contains(opts[1], want) {
+		t.Errorf("skip option %q lacks %q", opts[1], want)
+	}
 }

@@ -2,6 +2,7 @@ package orchestrate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -297,14 +298,10 @@ func (w *Workflow) EscalationMarkdown(history []FailureEntry) string {
 		b.WriteString("No FAILURE_ANALYSIS covered this failure; see the failure history above and `orch-hook log`.\n")
 	}
 	b.WriteString("\n### Options\n")
-	if kind == "fix" {
-		b.WriteString("1. `/orch-hook:resolve retry`: reset the fix iterations to 0 and run FAILURE_ANALYSIS again (F1). Costs another up to 3 fix cycles.\n")
-		b.WriteString(fmt.Sprintf("2. `/orch-hook:resolve skip`: mark phase %d's tasks done as \"skipped: known issue\" and go on with the plan. The failure stays in the code.\n", w.Phase))
-	} else {
-		b.WriteString("1. `/orch-hook:resolve retry`: reset the final-validation failures to 0; append another fix phase and validate again.\n")
-		b.WriteString("2. `/orch-hook:resolve skip`: go on to phase 6 with the failure recorded as a known issue.\n")
+	for i, o := range w.escalationOptions(kind, history) {
+		fmt.Fprintf(&b, "%d. %s\n", i+1, o)
 	}
-	b.WriteString("3. `/orch-hook:resolve abort`: end the workflow here (nothing is gated afterwards).\n\n")
+	b.WriteString("\n")
 	b.WriteString("**User decision required to proceed.**\n")
 	return b.String()
 }
@@ -359,4 +356,69 @@ func FollowUp(w *Workflow, kind, request string, env *Env) (gates.Outcome, error
 	}
 	o.Log(gates.Record{Type: gates.RecTransition, Reason: "follow-up " + strings.ToLower(kind) + ": " + shorten.Runes(shorten.OneLine(request), 200)})
 	return o, nil
+}
+
+// escalationOptions are the user's choices at an escalation, each with
+// what it costs in this situation (seed 004's escalation: retry with a
+// fresh count, skip as a known issue, abort).
+func (w *Workflow) escalationOptions(kind string, history []FailureEntry) []string {
+	var retry, skip string
+	if kind == "fix" {
+		retry = fmt.Sprintf("`/orch-hook:resolve retry`: reset the fix iterations to 0 and run FAILURE_ANALYSIS again (F1). Costs up to %d more fix cycles (analysis, fixes, quality gate).", MaxFixIterations)
+		if same := sameFailures(history); same != "" {
+			retry += fmt.Sprintf(" The last %d gates failed the same way (%s): unless the plan or the approach changes, a retry is likely to fail again.", len(history), same)
+		}
+		skip = fmt.Sprintf("`/orch-hook:resolve skip`: mark phase %d's tasks done as \"skipped: known issue\" and go on with the plan. The failure stays in the code", w.Phase)
+		if deps := w.dependentsOf(w.Phase); len(deps) > 0 {
+			skip += "; later tasks build on this phase: " + strings.Join(deps, ", ")
+		}
+		skip += "; final validation (5a) will judge the code with it."
+	} else {
+		retry = fmt.Sprintf("`/orch-hook:resolve retry`: reset the final-validation failures to 0; append another fix phase and validate again. Costs a phase of work and up to %d more validations.", MaxFinalFailures)
+		skip = "`/orch-hook:resolve skip`: go on to phase 6 with the failure recorded as a known issue; the workflow completes with it."
+	}
+	total := 0
+	for _, ph := range w.Plan.Phases {
+		total += len(ph.Tasks)
+	}
+	abort := fmt.Sprintf("`/orch-hook:resolve abort`: end the workflow here (%d of %d tasks done). Nothing is reverted: the code stays as it is, and nothing is gated afterwards.", len(w.DoneTasks), total)
+	return []string{retry, skip, abort}
+}
+
+// sameFailures is the failure every entry of history shares ("" when they
+// differ or there is at most one).
+func sameFailures(history []FailureEntry) string {
+	if len(history) < 2 {
+		return ""
+	}
+	for _, h := range history[1:] {
+		if h.Failure != history[0].Failure {
+			return ""
+		}
+	}
+	return shorten.Runes(history[0].Failure, 80)
+}
+
+// dependentsOf lists the tasks of later phases that depend on a task of
+// phase ("Task 05 (phase 2) depends on Task 02").
+func (w *Workflow) dependentsOf(phase int) []string {
+	ph := w.Plan.Phase(phase)
+	if ph == nil {
+		return nil
+	}
+	mine := ph.Numbers()
+	var out []string
+	for _, later := range w.Plan.Phases {
+		if later.Number <= phase {
+			continue
+		}
+		for _, t := range later.Tasks {
+			for _, d := range t.DependsOn {
+				if slices.Contains(mine, d) {
+					out = append(out, fmt.Sprintf("Task %02d (phase %d) depends on Task %02d", t.Number, later.Number, d))
+				}
+			}
+		}
+	}
+	return out
 }
