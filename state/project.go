@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -228,4 +230,45 @@ func ListDirs(root, rel string) []string {
 func IsDir(root, rel string) bool {
 	fi, err := os.Stat(filepath.Join(root, rel))
 	return err == nil && fi.IsDir()
+}
+
+// MakeProjectDir creates rel (inside root) and its parents, 0755 like the
+// project's own directories; it refuses a path that leaves the project.
+func MakeProjectDir(root, rel string) error {
+	abs, inside := Confine(root, filepath.Join(root, rel))
+	if !inside {
+		return fmt.Errorf("%s is outside the project %s", rel, root)
+	}
+	return os.MkdirAll(abs, 0o755)
+}
+
+// NewestNames names the regular files of rel (relative to root) whose
+// name ends with suffix, newest modification first (ties by name); none
+// when it cannot be read.
+func NewestNames(root, rel, suffix string) []string {
+	entries, _ := os.ReadDir(filepath.Join(root, rel))
+	type named struct {
+		name string
+		mod  time.Time
+	}
+	var files []named
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), suffix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			files = append(files, named{e.Name(), fi.ModTime()})
+		}
+	}
+	sort.SliceStable(files, func(i, j int) bool {
+		if !files[i].mod.Equal(files[j].mod) {
+			return files[i].mod.After(files[j].mod)
+		}
+		return files[i].name > files[j].name
+	})
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.name
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package coordinate
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -235,9 +236,7 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 			return "", ""
 		case l.Agent == ResearchSpecialist:
 			for _, r := range rels {
-				if !slices.Contains(c.Reports, r) {
-					c.Reports = append(c.Reports, r)
-				}
+				c.noteReport(r)
 			}
 			if len(c.Reports) < c.Topics {
 				return "", fmt.Sprintf("[coordinate research] report verified: %s (%d/%d) | waiting for the other topics", strings.Join(rels, ", "), len(c.Reports), c.Topics)
@@ -406,4 +405,36 @@ func (c *Workflow) checkArtifact(path, dir string, l *Launch, env *Env) (string,
 		return "", why
 	}
 	return fc.Rel, ""
+}
+
+// noteReport records a verified research report. A report at another name
+// than the pre-calculated one (in the reports directory: checkArtifact
+// saw to it) takes that path's place in Paths.ReportPaths, the one with
+// its number (NNN_) else the first not yet verified, so report_paths
+// names the files that exist (seed 002's discovery fallback).
+func (c *Workflow) noteReport(rel string) {
+	if slices.Contains(c.Reports, rel) {
+		return
+	}
+	c.Reports = append(c.Reports, rel)
+	paths := c.Paths.ReportPaths
+	if slices.Contains(paths, rel) {
+		return
+	}
+	open := func(p string) bool { return !slices.Contains(c.Reports, p) }
+	if n, ok := ReportNumber(path.Base(rel)); ok {
+		for i, p := range paths {
+			if m, ok := ReportNumber(path.Base(p)); ok && m == n && open(p) {
+				paths[i] = rel
+				return
+			}
+		}
+	}
+	for i, p := range paths {
+		if open(p) {
+			paths[i] = rel
+			return
+		}
+	}
+	c.Paths.ReportPaths = append(paths, rel)
 }

@@ -2,7 +2,6 @@ package coordinate
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -151,9 +150,7 @@ func (c *Workflow) supervised(l *Launch, text string, env *Env) (string, string)
 		return "the aggregated metadata breaks the rules: " + strings.Join(vio, " "), ""
 	}
 	for _, rel := range rels {
-		if !slices.Contains(c.Reports, rel) {
-			c.Reports = append(c.Reports, rel)
-		}
+		c.noteReport(rel)
 	}
 	st.AggregatedMetadata = res
 	note := ""

@@ -177,17 +177,10 @@ func StartCoordinate(store *state.Store, description, scope, session string, now
 	topicDir := filepath.ToSlash(filepath.Join(specs, coordinate.TopicDir(number, name)))
 	var plan string // research-and-revise: the existing plan to revise
 	if effective == coordinate.ScopeResearchAndRevise {
-		plans := func(dir string) []string {
-			var found []string
-			for _, p := range state.ListNames(store.Root, dir+"/plans") {
-				if strings.HasSuffix(p, ".md") {
-					found = append(found, p)
-				}
-			}
-			return found
-		}
+		// The plan to revise is the newest one (seed 002).
+		plans := func(dir string) []string { return state.NewestNames(store.Root, dir+"/plans", ".md") }
 		if found := plans(topicDir); len(found) > 0 {
-			plan = topicDir + "/plans/" + found[len(found)-1]
+			plan = topicDir + "/plans/" + found[0]
 		} else {
 			var withPlans []string
 			for _, d := range existing {
@@ -197,8 +190,7 @@ func StartCoordinate(store *state.Store, description, scope, session string, now
 			}
 			if t := coordinate.RevisionTopic(description, withPlans); t != "" {
 				topicDir = specs + "/" + t
-				found := plans(topicDir)
-				plan = topicDir + "/plans/" + found[len(found)-1]
+				plan = topicDir + "/plans/" + plans(topicDir)[0]
 			} else {
 				hint := "use research-and-plan to write one"
 				if len(withPlans) > 0 {
@@ -233,7 +225,16 @@ func StartCoordinate(store *state.Store, description, scope, session string, now
 		return nil, err
 	}
 	ev := state.Event{Type: state.EventStart, Session: session, Reason: fmt.Sprintf("coordinate (%s): %s", c.Scope, shorten.Bytes(shorten.OneLine(description), 300, "..."))}
-	return c, store.Create(cp, ev)
+	if err := store.Create(cp, ev); err != nil {
+		return nil, err
+	}
+	// The topic directory exists from the start, so a later workflow does
+	// not take its number even if this one writes nothing (seed 002). The
+	// agents' writes create it too, so a failure is logged, not fatal.
+	if err := state.MakeProjectDir(store.Root, topicDir); err != nil {
+		_ = store.Append(state.Event{Type: state.EventError, Session: session, Reason: "could not create the topic directory " + topicDir + ": " + shorten.OneLine(err.Error())})
+	}
+	return c, nil
 }
 
 // startCoordFromPrompt: the user typed /orch-hook:coordinate <description>.
