@@ -276,7 +276,10 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 			return fmt.Sprintf("the plan is expected at %s; found %s.", c.Paths.PlanPath, rel), ""
 		}
 		if c.Scope == ScopeFullImplementation && env.Read != nil {
-			deps := TrackDependencies(string(env.Read(rel)))
+			text := string(env.Read(rel))
+			scale := PlanScale(text)
+			c.Scale = &scale
+			deps := TrackDependencies(text)
 			if problems := CheckTrackDependencies(deps); len(problems) > 0 {
 				return "the plan's phase dependencies cannot all be met: " + strings.Join(problems, " ") + " Fix the `dependencies: [N]` lines.", ""
 			}

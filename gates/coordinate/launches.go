@@ -112,6 +112,9 @@ func (c *Workflow) preAgent(call *gates.Call, env *Env) gates.Outcome {
 			}
 			return c.deny(why, call)
 		}
+		if why := c.scaleRefusal(name); why != "" {
+			return c.deny(why, call)
+		}
 		if running := len(c.running(name, "")); name == ResearchSpecialist && len(c.Reports)+running >= c.Topics {
 			return c.deny(fmt.Sprintf("research has %d topics and all are covered (%d reports verified, %d research-specialists running); wait for the running ones to return.", c.Topics, len(c.Reports), running), call)
 		}

@@ -32,6 +32,9 @@ type Workflow struct {
 	// TrackDeps are the plan's phase (track) dependencies, read when the
 	// plan is verified; a track is not launched before those it needs.
 	TrackDeps map[int][]int `json:"track_dependencies,omitempty"`
+	// Scale is what the verified plan declares about its size, which
+	// decides flat or supervised implementation and testing (scale.go).
+	Scale *Scale `json:"plan_scale,omitempty"`
 	// ContextReduction and TimeSavings are the supervisors' measured
 	// effects, as shown by status.
 	ContextReduction string      `json:"context_reduction,omitempty"`

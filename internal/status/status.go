@@ -71,13 +71,17 @@ type WorkflowInfo struct {
 // CoordinateInfo is the coordinate workflow's scope, topic, paths,
 // verified reports, debug retries, supervisors and measured effects.
 type CoordinateInfo struct {
-	Scope            string                                 `json:"scope"`
-	ScopeWhy         string                                 `json:"scope_why,omitempty"`
-	TerminalState    string                                 `json:"terminal_state"`
-	Topic            string                                 `json:"topic"`
-	Paths            coordinate.Paths                       `json:"paths"`
-	ResearchTopics   int                                    `json:"research_topics"`
-	Hierarchical     bool                                   `json:"hierarchical"`
+	Scope          string           `json:"scope"`
+	ScopeWhy       string           `json:"scope_why,omitempty"`
+	TerminalState  string           `json:"terminal_state"`
+	Topic          string           `json:"topic"`
+	Paths          coordinate.Paths `json:"paths"`
+	ResearchTopics int              `json:"research_topics"`
+	Hierarchical   bool             `json:"hierarchical"`
+	// Implementation and Testing: flat, supervised or either, and why
+	// (from the verified plan's declarations; empty before).
+	Implementation   string                                 `json:"implementation,omitempty"`
+	Testing          string                                 `json:"testing,omitempty"`
 	ReportsVerified  []string                               `json:"reports_verified"`
 	DebugRetries     int                                    `json:"debug_retries"`
 	MaxDebugRetries  int                                    `json:"max_debug_retries"`
@@ -271,6 +275,7 @@ func coordinateInfo(r *Report, c *coordinate.Workflow, now time.Time) {
 		LastError: c.LastError, FailedState: string(c.FailedState), Outcome: c.Outcome,
 		ContextReduction: c.ContextReduction, TimeSavings: c.TimeSavings, Supervisors: c.Supervisors,
 	}
+	r.Coordinate.Implementation, r.Coordinate.Testing = c.ScaleDecision()
 	r.Counters = []Counter{
 		{"research reports", len(c.Reports), c.Topics},
 		{"debug retries", c.Retries, coordinate.MaxDebugRetries},

@@ -234,6 +234,9 @@ func writeCoordinate(w io.Writer, r *Report, c *CoordinateInfo, s style) {
 	fmt.Fprintf(w, "Scope: %s (%s) · terminal state %s\n", s.bold(c.Scope), orDash(c.ScopeWhy), c.TerminalState)
 	fmt.Fprintf(w, "Topic: %s (%s)\n", c.Topic, c.Paths.TopicPath)
 	fmt.Fprintf(w, "Reports verified: %d/%d %s\n", len(c.ReportsVerified), c.ResearchTopics, s.dim(strings.Join(c.ReportsVerified, ", ")))
+	if c.Implementation != "" {
+		fmt.Fprintf(w, "Implementation: %s\nTesting: %s\n", c.Implementation, c.Testing)
+	}
 	fmt.Fprintf(w, "Plan: %s\n", c.Paths.PlanPath)
 	retries := fmt.Sprintf("%d/%d", c.DebugRetries, c.MaxDebugRetries)
 	if c.DebugRetries >= c.MaxDebugRetries {
