@@ -277,13 +277,15 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 		}
 		if c.Scope == ScopeFullImplementation && env.Read != nil {
 			text := string(env.Read(rel))
-			scale := PlanScale(text)
-			c.Scale = &scale
+			scale, problems := PlanScale(text)
+			if len(problems) > 0 {
+				return "the plan's size declarations do not read one way: " + strings.Join(problems, "; ") + ".", ""
+			}
 			deps := TrackDependencies(text)
 			if problems := CheckTrackDependencies(deps); len(problems) > 0 {
 				return "the plan's phase dependencies cannot all be met: " + strings.Join(problems, " ") + " Fix the `dependencies: [N]` lines.", ""
 			}
-			c.TrackDeps = deps
+			c.Scale, c.TrackDeps = &scale, deps
 		}
 		t, err := c.fire(OnPlanVerified)
 		if err != nil {

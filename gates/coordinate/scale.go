@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Seed 003's decision matrix: implementation goes through
@@ -33,10 +34,15 @@ type Scale struct {
 
 var reScaleLine = gates.LazyRegexp("(?i)^\\s*(?:[-*]\\s+)?(?:\\*\\*)?(domain|complexity(?: score)?|tests?(?: count)?|test types)(?:\\*\\*)?\\s*:\\s*(?:\\*\\*)?\\s*(.*?)\\s*$")
 
-// PlanScale reads a plan's declarations (fenced code blocks skipped). A
-// number that does not read is ignored, so the kind stays undeclared.
-func PlanScale(planText string) Scale {
+// PlanScale reads a plan's declarations (fenced code blocks skipped).
+// Tolerant of decoration (`- **Complexity:** 12`, `tests: 24 tests`,
+// `complexity: 12/20`), strict about meaning: a count that is not a number,
+// or a count declared twice with different values, is a problem quoting
+// the line, and the plan is refused until it reads one way.
+func PlanScale(planText string) (Scale, []string) {
 	var s Scale
+	var problems []string
+	seen := map[string]string{} // count key -> the line that set it
 	fence := false
 	for _, line := range strings.Split(planText, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
@@ -50,22 +56,50 @@ func PlanScale(planText string) Scale {
 		key, value := strings.ToLower(m[1]), strings.Trim(m[2], "*`_ ")
 		switch {
 		case key == "domain":
-			if d := strings.ToLower(value); d != "" && !slices.Contains(s.Domains, d) {
-				s.Domains = append(s.Domains, d)
+			for _, d := range splitList(value) {
+				if !slices.Contains(s.Domains, d) {
+					s.Domains = append(s.Domains, d)
+				}
 			}
-		case strings.HasPrefix(key, "complexity"):
-			s.Complexity = leadingNumber(value)
 		case key == "test types":
-			for _, t := range strings.FieldsFunc(value, func(r rune) bool { return r == ',' || r == ';' || r == '/' }) {
-				if t = strings.ToLower(strings.TrimSpace(t)); t != "" && !slices.Contains(s.TestTypes, t) {
+			for _, t := range splitList(value) {
+				if !slices.Contains(s.TestTypes, t) {
 					s.TestTypes = append(s.TestTypes, t)
 				}
 			}
-		default: // tests
-			s.Tests = leadingNumber(value)
+		default: // complexity, tests
+			count := "tests"
+			dst := &s.Tests
+			if strings.HasPrefix(key, "complexity") {
+				count, dst = "complexity", &s.Complexity
+			}
+			raw := strings.TrimSpace(line)
+			n := leadingNumber(value)
+			switch prev, twice := seen[count]; {
+			case n <= 0:
+				problems = append(problems, fmt.Sprintf("%q does not give %s as a number (write `%s: N`)", shorten.Runes(raw, 80), count, count))
+			case twice && n != *dst:
+				problems = append(problems, fmt.Sprintf("%q and %q give two values of %s; keep one line", shorten.Runes(prev, 60), shorten.Runes(raw, 60), count))
+			default:
+				*dst, seen[count] = n, raw
+			}
 		}
 	}
-	return s
+	return s, problems
+}
+
+// splitList reads "unit, integration; e2e" or "backend and data" as its
+// lower-case items.
+func splitList(value string) []string {
+	var out []string
+	for _, part := range strings.FieldsFunc(strings.ToLower(value), func(r rune) bool { return r == ',' || r == ';' || r == '/' || r == '+' }) {
+		for _, item := range strings.Split(part, " and ") {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, item)
+			}
+		}
+	}
+	return out
 }
 
 // leadingNumber reads "12", "12/20", "24 tests" as 12 or 24; 0 otherwise.

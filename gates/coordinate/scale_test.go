@@ -11,12 +11,25 @@ import (
 
 func TestPlanScale(t *testing.T) {
 	plan := "# Plan\ncomplexity: 12\n\n### Phase 1: API\ndependencies: []\ndomain: Backend\n\n### Phase 2: UI\n- **Domain**: frontend\n\n### Phase 3: more API\ndomain: backend\n\n## Testing\nTests: 24 tests\n**Test types:** unit, integration; e2e\n```\ndomain: ignored-in-a-fence\n```\n"
-	s := PlanScale(plan)
-	if !slices.Equal(s.Domains, []string{"backend", "frontend"}) || s.Complexity != 12 || s.Tests != 24 || !slices.Equal(s.TestTypes, []string{"unit", "integration", "e2e"}) {
-		t.Errorf("PlanScale = %+v", s)
+	s, problems := PlanScale(plan)
+	if !slices.Equal(s.Domains, []string{"backend", "frontend"}) || s.Complexity != 12 || s.Tests != 24 || !slices.Equal(s.TestTypes, []string{"unit", "integration", "e2e"}) || len(problems) != 0 {
+		t.Errorf("PlanScale = %+v, %q", s, problems)
 	}
-	if s := PlanScale("# Plan\ncomplexity: high\n"); s.Complexity != 0 {
-		t.Errorf("a complexity that is no number is undeclared: %+v", s)
+	if s, _ := PlanScale("### Phase 1: Sync\ndomain: backend and data\n### Phase 2\ndomain: infra / backend\n"); !slices.Equal(s.Domains, []string{"backend", "data", "infra"}) {
+		t.Errorf("domains listed on one line: %v", s.Domains)
+	}
+	// Read one way or refused, quoting the line.
+	for text, want := range map[string]string{
+		"complexity: high\n":                `"complexity: high" does not give complexity as a number (write ` + "`complexity: N`)",
+		"tests: many\n":                     `"tests: many" does not give tests as a number`,
+		"complexity: 6\n\ncomplexity: 12\n": `"complexity: 6" and "complexity: 12" give two values of complexity; keep one line`,
+	} {
+		if _, problems := PlanScale(text); len(problems) != 1 || !strings.Contains(problems[0], want) {
+			t.Errorf("PlanScale(%q) problems %q, want %q", text, problems, want)
+		}
+	}
+	if _, problems := PlanScale("complexity: 6\nComplexity score: 6\n"); len(problems) != 0 {
+		t.Errorf("the same value twice is one reading: %q", problems)
 	}
 }
 
