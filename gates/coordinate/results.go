@@ -89,9 +89,12 @@ type SupervisorStage struct {
 // or SupervisorKeyTesting: the supervisor, the workers orch-hook recorded,
 // and the aggregated metadata the supervisor returned.
 type SupervisorState struct {
-	SupervisorID       string            `json:"supervisor_id"`
-	SupervisorName     string            `json:"supervisor_name"`
-	WorkerCount        int               `json:"worker_count"`
+	SupervisorID   string `json:"supervisor_id"`
+	SupervisorName string `json:"supervisor_name"`
+	WorkerCount    int    `json:"worker_count"`
+	// WorkerStatus is each worker's status, in the order they returned
+	// (seed 003's worker_status).
+	WorkerStatus       []string          `json:"worker_status,omitempty"`
 	Workers            []WorkerRecord    `json:"workers,omitempty"`
 	Tracks             []WorkerRecord    `json:"tracks,omitempty"`
 	Stages             []SupervisorStage `json:"stages,omitempty"`

@@ -50,6 +50,7 @@ func (c *Workflow) recordWorker(l *Launch, output, failure string, env *Env) {
 		st.Workers = append(st.Workers, rec)
 	}
 	st.WorkerCount = len(st.Workers) + len(st.Tracks)
+	st.WorkerStatus = append(st.WorkerStatus, rec.Status)
 }
 
 // tracksNotRun lists the plan's tracks that no supervisor's worker ran
@@ -152,6 +153,9 @@ func (c *Workflow) supervised(l *Launch, text string, env *Env) (string, string)
 	for _, rel := range rels {
 		c.noteReport(rel)
 	}
+	// What failed is what orch-hook observed, whatever the supervisor
+	// said (seed 003 keeps it in the aggregated metadata).
+	res.PartialFailures = FailureList(failures)
 	st.AggregatedMetadata = res
 	note := ""
 	if l.Agent == ResearchSupervisor {
