@@ -742,8 +742,8 @@ func TestCoordHierarchicalResearch(t *testing.T) {
 	if st == nil {
 		t.Fatalf("no %s in supervisors: %v", SupervisorKeyResearch, h.c.Supervisors)
 	}
-	if st.SupervisorID != supID || st.SupervisorName != ResearchSupervisor || st.WorkerCount != 4 || len(st.Workers) != 4 || st.AggregatedMetadata == nil {
-		t.Errorf("supervisor state: id %q name %q count %d workers %d metadata %v", st.SupervisorID, st.SupervisorName, st.WorkerCount, len(st.Workers), st.AggregatedMetadata != nil)
+	if !strings.HasPrefix(st.SupervisorID, "research_sub_supervisor_") || st.AgentID != supID || st.SupervisorName != ResearchSupervisor || st.WorkerCount != 4 || len(st.Workers) != 4 || st.AggregatedMetadata == nil {
+		t.Errorf("supervisor state: id %q agent %q name %q count %d workers %d metadata %v", st.SupervisorID, st.AgentID, st.SupervisorName, st.WorkerCount, len(st.Workers), st.AggregatedMetadata != nil)
 	}
 	for i, w := range st.Workers {
 		if i >= len(ws) {

@@ -89,7 +89,11 @@ type SupervisorStage struct {
 // or SupervisorKeyTesting: the supervisor, the workers orch-hook recorded,
 // and the aggregated metadata the supervisor returned.
 type SupervisorState struct {
+	// SupervisorID is seed 003's form, the agent's name and launch time
+	// (research_sub_supervisor_20251107_143030); AgentID is Claude Code's
+	// agent_id, which its workers' hook events carry.
 	SupervisorID   string `json:"supervisor_id"`
+	AgentID        string `json:"agent_id,omitempty"`
 	SupervisorName string `json:"supervisor_name"`
 	WorkerCount    int    `json:"worker_count"`
 	// WorkerStatus is each worker's status, in the order they returned

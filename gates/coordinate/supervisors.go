@@ -97,9 +97,10 @@ func (c *Workflow) supervisor(sup *Launch) *SupervisorState {
 	}
 	key := supervisorKey(sup.Agent)
 	st := c.Supervisors[key]
-	if st == nil || (sup.AgentID != "" && st.SupervisorID != sup.AgentID) {
+	if st == nil || (sup.AgentID != "" && st.AgentID != sup.AgentID) {
 		// A relaunched supervisor is judged by its own workers only.
-		st = &SupervisorState{SupervisorName: sup.Agent, SupervisorID: sup.AgentID}
+		id := strings.ReplaceAll(sup.Agent, "-", "_") + "_" + sup.Started.UTC().Format("20060102_150405")
+		st = &SupervisorState{SupervisorName: sup.Agent, SupervisorID: id, AgentID: sup.AgentID}
 		c.Supervisors[key] = st
 	}
 	return st

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -96,6 +97,7 @@ func TestCoordinateResearchAndPlan(t *testing.T) {
 	}
 	var sup struct {
 		SupervisorID   string `json:"supervisor_id"`
+		AgentID        string `json:"agent_id"`
 		SupervisorName string `json:"supervisor_name"`
 		WorkerCount    int    `json:"worker_count"`
 		Workers        []struct {
@@ -114,8 +116,8 @@ func TestCoordinateResearchAndPlan(t *testing.T) {
 	if err := json.Unmarshal(raw, &sup); err != nil {
 		c.errorf("research_supervisor: %v\n%s", err, raw)
 	}
-	if sup.SupervisorName != "research-sub-supervisor" || sup.SupervisorID == "" || sup.SupervisorID != idOf["sup"] {
-		c.errorf("research_supervisor is %q with id %q; want research-sub-supervisor with the supervisor's agent id %q", sup.SupervisorName, sup.SupervisorID, idOf["sup"])
+	if sup.SupervisorName != "research-sub-supervisor" || !reSupervisorID.MatchString(sup.SupervisorID) || sup.AgentID != idOf["sup"] {
+		c.errorf("research_supervisor is %q with id %q and agent id %q; want research-sub-supervisor, an id in seed 003's form (research_sub_supervisor_YYYYMMDD_HHMMSS) and the supervisor's agent id %q", sup.SupervisorName, sup.SupervisorID, sup.AgentID, idOf["sup"])
 	}
 	if sup.WorkerCount != 4 || len(sup.Workers) != 4 {
 		c.errorf("research_supervisor records %d workers (worker_count %d), want 4:\n%s", len(sup.Workers), sup.WorkerCount, raw)
@@ -234,3 +236,6 @@ func keysOf(m map[string]json.RawMessage) []string {
 	sort.Strings(out)
 	return out
 }
+
+// reSupervisorID is seed 003's supervisor_id form.
+var reSupervisorID = regexp.MustCompile(`^research_sub_supervisor_\d{8}_\d{6}$`)
