@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // supervisorKey is where a supervisor's state goes in supervisor_state.
@@ -47,6 +49,11 @@ func (c *Workflow) recordWorker(l *Launch, output, failure string, env *Env) {
 		st.Tracks = append(st.Tracks, rec)
 	default:
 		rec.Topic = unitLabel(l.Unit)
+		if sup.Agent == ResearchSupervisor && output != "" && failure == "" && env.Read != nil {
+			if b, err := jsonenc.Marshal(reportMetadata(string(env.Read(output)))); err == nil {
+				rec.Metadata = b
+			}
+		}
 		st.Workers = append(st.Workers, rec)
 	}
 	st.WorkerCount = len(st.Workers) + len(st.Tracks)
@@ -219,4 +226,65 @@ func (c *Workflow) supervised(l *Launch, text string, env *Env) (string, string)
 		why += " (failing stages: " + strings.Join(failedStages, ", ") + ")"
 	}
 	return "", c.tested(res.TestsFailed == 0, why)
+}
+
+// ReportMetadata is a research worker's workers[].metadata (seed 003),
+// read from the report it wrote, not from what its supervisor says: the
+// first heading, the first paragraph (clipped to about 50 words) and the
+// list items under a heading that names findings (at most 12).
+type ReportMetadata struct {
+	Title       string   `json:"title"`
+	Summary     string   `json:"summary"`
+	KeyFindings []string `json:"key_findings"`
+}
+
+// maxKeyFindings bounds the findings kept per report (seed 003: 8-12
+// merged across workers).
+const maxKeyFindings = 12
+
+// reportMetadata reads a report's metadata (fenced code blocks skipped).
+func reportMetadata(text string) ReportMetadata {
+	md := ReportMetadata{KeyFindings: []string{}}
+	var para []string
+	inFindings, fence, paraDone := false, false, false
+	for _, raw := range strings.Split(text, "\n") {
+		line := strings.TrimSpace(raw)
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+			continue
+		}
+		if fence {
+			continue
+		}
+		if strings.HasPrefix(line, "#") {
+			heading := strings.TrimSpace(strings.TrimLeft(line, "#"))
+			if md.Title == "" {
+				md.Title = heading
+			}
+			inFindings = strings.Contains(strings.ToLower(heading), "finding")
+			if len(para) > 0 {
+				paraDone = true
+			}
+			continue
+		}
+		if inFindings && (strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "* ")) && len(md.KeyFindings) < maxKeyFindings {
+			md.KeyFindings = append(md.KeyFindings, shorten.Runes(strings.TrimSpace(line[2:]), 200))
+			continue
+		}
+		switch {
+		case paraDone:
+		case line == "":
+			if len(para) > 0 {
+				paraDone = true
+			}
+		case !strings.HasPrefix(line, "- ") && !strings.HasPrefix(line, "* "):
+			para = append(para, line)
+		}
+	}
+	words := strings.Fields(strings.Join(para, " "))
+	if len(words) > 50 {
+		words = append(words[:50], "…")
+	}
+	md.Summary = strings.Join(words, " ")
+	return md
 }

@@ -2,6 +2,7 @@ package coordinate
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +28,18 @@ func TestReportPathsFollowTheReports(t *testing.T) {
 	c.noteReport("r/001_a.md")
 	if !slices.Equal(c.Paths.ReportPaths, []string{"r/001_a.md"}) {
 		t.Errorf("the pre-calculated path itself: %v", c.Paths.ReportPaths)
+	}
+}
+
+// TestReportMetadata: a research worker's metadata comes from its report.
+func TestReportMetadata(t *testing.T) {
+	text := "# Caching patterns\n\nLRU with a TTL fits the\nsession cache.\n\nMore prose.\n\n```\n# not a heading\n```\n## Key findings\n- LRU with TTL\n* write-through\nNot a finding line.\n## Other\n- not a finding\n"
+	md := reportMetadata(text)
+	if md.Title != "Caching patterns" || md.Summary != "LRU with a TTL fits the session cache." || !slices.Equal(md.KeyFindings, []string{"LRU with TTL", "write-through"}) {
+		t.Errorf("reportMetadata = %+v", md)
+	}
+	long := "# T\n" + strings.Repeat("word ", 80)
+	if got := reportMetadata(long).Summary; len(strings.Fields(got)) != 51 || !strings.HasSuffix(got, "…") {
+		t.Errorf("a long first paragraph is clipped to 50 words: %q", got)
 	}
 }
