@@ -32,7 +32,7 @@ type Scale struct {
 	TestTypes  []string `json:"test_types,omitempty"`
 }
 
-var reScaleLine = gates.LazyRegexp("(?i)^\\s*(?:[-*]\\s+)?(?:\\*\\*)?(domain|complexity(?: score)?|tests?(?: count)?|test types)(?:\\*\\*)?\\s*:\\s*(?:\\*\\*)?\\s*(.*?)\\s*$")
+var reScaleLine = gates.LazyRegexp("(?i)^\\s*(?:[-*]\\s+)?(?:\\*\\*)?(domain|complexity(?: score)?|tests(?: count)?|test types)(?:\\*\\*)?\\s*:\\s*(?:\\*\\*)?\\s*(.*?)\\s*$")
 
 // PlanScale reads a plan's declarations (fenced code blocks skipped).
 // Tolerant of decoration (`- **Complexity:** 12`, `tests: 24 tests`,
@@ -75,6 +75,11 @@ func PlanScale(planText string) (Scale, []string) {
 			}
 			raw := strings.TrimSpace(line)
 			n := leadingNumber(value)
+			if count == "tests" && n <= 0 {
+				// "Tests: add unit tests for the limiter" is a plan's
+				// prose, not a count: only a number declares one.
+				continue
+			}
 			switch prev, twice := seen[count]; {
 			case n <= 0:
 				problems = append(problems, fmt.Sprintf("%q does not give %s as a number (write `%s: N`)", shorten.Runes(raw, 80), count, count))

@@ -21,12 +21,15 @@ func TestPlanScale(t *testing.T) {
 	// Read one way or refused, quoting the line.
 	for text, want := range map[string]string{
 		"complexity: high\n":                `"complexity: high" does not give complexity as a number (write ` + "`complexity: N`)",
-		"tests: many\n":                     `"tests: many" does not give tests as a number`,
 		"complexity: 6\n\ncomplexity: 12\n": `"complexity: 6" and "complexity: 12" give two values of complexity; keep one line`,
 	} {
 		if _, problems := PlanScale(text); len(problems) != 1 || !strings.Contains(problems[0], want) {
 			t.Errorf("PlanScale(%q) problems %q, want %q", text, problems, want)
 		}
+	}
+	// A tests line in prose is not a count, and is not refused.
+	if s, problems := PlanScale("### Phase 1\n- Tests: add unit tests for the limiter\n- Test: the reset path\n"); s.Tests != 0 || len(problems) != 0 {
+		t.Errorf("prose read as a test count: %+v, %q", s, problems)
 	}
 	if _, problems := PlanScale("complexity: 6\nComplexity score: 6\n"); len(problems) != 0 {
 		t.Errorf("the same value twice is one reading: %q", problems)

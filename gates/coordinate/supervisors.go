@@ -259,7 +259,7 @@ func reportMetadata(text string) ReportMetadata {
 		if strings.HasPrefix(line, "#") {
 			heading := strings.TrimSpace(strings.TrimLeft(line, "#"))
 			if md.Title == "" {
-				md.Title = heading
+				md.Title = shorten.Runes(heading, 120)
 			}
 			inFindings = strings.Contains(strings.ToLower(heading), "finding")
 			if len(para) > 0 {
@@ -285,6 +285,6 @@ func reportMetadata(text string) ReportMetadata {
 	if len(words) > 50 {
 		words = append(words[:50], "…")
 	}
-	md.Summary = strings.Join(words, " ")
+	md.Summary = shorten.Runes(strings.Join(words, " "), 400)
 	return md
 }

@@ -487,12 +487,10 @@ var reBlock = gates.LazyRegexp(`(?i)\bblock`)
 // mentionsTask reports whether text names task n ("Task 02", "task 2",
 // "Task #2").
 func mentionsTask(text string, n int) bool {
-	for _, m := range reTaskMention.FindAllStringSubmatch(text, -1) {
-		if v, err := strconv.Atoi(m[1]); err == nil && v == n {
+	for _, m := range reTaskRef.FindAllStringSubmatch(text, -1) {
+		if v, err := strconv.Atoi(m[2]); err == nil && v == n {
 			return true
 		}
 	}
 	return false
 }
-
-var reTaskMention = gates.LazyRegexp(`(?i)\btask[\s_#-]*0*(\d{1,4})\b`)
