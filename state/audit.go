@@ -46,9 +46,6 @@ type audit struct {
 	// recording them, or they were touched without change) and is
 	// rewritten under the lock.
 	refresh bool
-	// adopt: a state from before sealing with no marker (a v1.3 import):
-	// sealed at the next write.
-	adopt bool
 	// What the marker must record of the checkpoint: its digest, the
 	// record that commits it, its serial, lineage and whether it ended.
 	digest, commit, lineage string
@@ -64,14 +61,14 @@ type audit struct {
 // full (under the lock) re-reads the whole chain whenever the log's stamp
 // changed; lock-free, only when it changed without growing (a writer may
 // be between its append and its marker).
-func (s *Store) verify(raw []byte, cpStamp Stamp, body []byte, seal *Seal, cp *Checkpoint, migrated, full bool) (*audit, error) {
+func (s *Store) verify(raw []byte, cpStamp Stamp, body []byte, seal *Seal, cp *Checkpoint, full bool) (*audit, error) {
 	m, err := s.readMarker()
 	if err != nil {
 		return nil, err
 	}
 	a := &audit{marker: m, cutAt: -1, base: -1}
 	if m == nil {
-		return s.verifyUnpinned(a, seal, migrated)
+		return s.verifyUnpinned(seal)
 	}
 	if cp.Lineage != m.Lineage {
 		return nil, tampered("checkpoint.json is workflow %s's, but workflow %s was here (the file was replaced)", cp.Lineage, m.Lineage)
@@ -160,17 +157,11 @@ func (s *Store) verify(raw []byte, cpStamp Stamp, body []byte, seal *Seal, cp *C
 }
 
 // verifyUnpinned: no marker for this project. A sealed checkpoint lost its
-// marker; an unsealed one is from before sealing: a v1.3 file with no log
-// (an import) is adopted, anything else waits for the user.
-func (s *Store) verifyUnpinned(a *audit, seal *Seal, migrated bool) (*audit, error) {
+// marker; an unsealed one is from before sealing, and waits for the user.
+// (A v1.3 file never gets here: see UnadoptedError.)
+func (s *Store) verifyUnpinned(seal *Seal) (*audit, error) {
 	if seal != nil {
 		return nil, tampered("the marker that pins this workflow outside the project (%s) is missing", s.MarkerPath())
-	}
-	if migrated {
-		if fi, err := os.Stat(s.LogPath()); errors.Is(err, fs.ErrNotExist) || err == nil && fi.Size() == 0 {
-			a.adopt = true
-			return a, nil
-		}
 	}
 	return nil, tampered("checkpoint.json has no seal: it was written by an orch-hook from before sealing (accept it once after upgrading) or its seal was removed")
 }

@@ -2,7 +2,9 @@ package state
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -129,30 +131,111 @@ func parseTimeOr(s string, def time.Time) time.Time {
 	return def
 }
 
-// MigrateFile reads the checkpoint at path and returns it as v2.0 JSON.
-// With write, a v1.3 file is replaced atomically and its original kept as
-// path+".v1.3". migrated reports whether the file was v1.3.
-func MigrateFile(path string, write bool) (out []byte, migrated bool, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, false, err
+// UnadoptedError: the project's checkpoint is a v1.3 file. It carries no
+// seal, so nothing says orch-hook or the user put it there: a hook never
+// continues it; the user adopts it (Adopt). Pinned: it replaced the
+// checkpoint of a workflow orch-hook was running.
+type UnadoptedError struct {
+	Path   string
+	Pinned bool
+}
+
+func (e *UnadoptedError) Error() string {
+	if e.Pinned {
+		return "checkpoint.json was replaced by a v1.3 checkpoint (not written by orch-hook); it is not continued until you adopt it"
 	}
-	cp, migrated, err := Decode(b)
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", path, err)
+	return "checkpoint.json is a v1.3 checkpoint; it is not continued until you adopt it"
+}
+
+// Hint says how to adopt it (or, when it replaced a workflow, undo that).
+func (e *UnadoptedError) Hint() string {
+	h := "to continue it, run `orch-hook migrate --write` or type /orch-hook:resume in Claude Code (README, \"Continuing a v1.3 checkpoint\")"
+	if e.Pinned {
+		h += "; to undo the replacement, run `orch-hook repair`, which restores the last state orch-hook wrote"
 	}
-	out, err = json.MarshalIndent(cp, "", "  ")
-	if err != nil {
-		return nil, false, err
-	}
-	out = append(out, '\n')
-	if write && migrated {
-		if err := writeFileAtomic(path+".v1.3", b); err != nil {
-			return nil, false, err
+	return h
+}
+
+// ErrNotV13 is Adopt's answer when the checkpoint is not a v1.3 file.
+var ErrNotV13 = errors.New("checkpoint.json is not a v1.3 checkpoint: there is nothing to adopt")
+
+// Adopt makes a v1.3 checkpoint the workflow's state, at the user's word
+// (who). With imported nil it is the project's own checkpoint.json;
+// otherwise imported is the v1.3 document, which takes the place of a
+// finished workflow (archived, as Create does) and never of an active one.
+// The checkpoint is migrated, install puts the workflow it continues into
+// it (returning a line saying where it resumes), and it is sealed at
+// serial 1 in a new log. The v1.3 document is kept beside it as
+// checkpoint.json.v1.3.
+func (s *Store) Adopt(imported []byte, install func(cp *Checkpoint) (string, error), who string) (*Checkpoint, string, error) {
+	if imported == nil {
+		if _, err := os.Stat(s.CheckpointPath()); errors.Is(err, fs.ErrNotExist) {
+			return nil, "", ErrNoState
 		}
-		if err := writeFileAtomic(path, out); err != nil {
-			return nil, false, err
+	} else if err := s.ensureDirs(); err != nil {
+		return nil, "", err
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, "", err
+	}
+	defer unlock()
+	removeStaleTemps(s.Dir)
+	raw := imported
+	if raw == nil {
+		if raw, _, err = s.readCheckpoint(); err != nil {
+			return nil, "", &CorruptError{Path: s.CheckpointPath(), Err: err}
 		}
 	}
-	return out, migrated, nil
+	cp, migrated, err := Decode(raw)
+	switch {
+	case err != nil:
+		return nil, "", fmt.Errorf("cannot adopt it: %w", err)
+	case !migrated:
+		return nil, "", ErrNotV13
+	}
+	if imported != nil {
+		old, _, err := s.readAudited(true, nil)
+		switch {
+		case err == nil && !old.Finished():
+			return nil, "", &ActiveError{Command: old.StateMachine.WorkflowConfig.Command, State: old.StateMachine.CurrentState, Since: old.Metadata.CreatedAt}
+		case err == nil:
+			if err := s.archiveLocked(old); err != nil {
+				return nil, "", err
+			}
+		case errors.Is(err, ErrNoState):
+		default:
+			return nil, "", err
+		}
+	}
+	where, err := install(cp)
+	if err != nil {
+		return nil, "", err
+	}
+	if s.Check != nil {
+		if err := s.Check(cp); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := writeFileAtomic(s.CheckpointPath()+".v1.3", raw); err != nil {
+		return nil, "", err
+	}
+	if m, _ := s.readMarker(); m != nil && imported == nil {
+		// The log is the replaced workflow's: it goes to the archive, as
+		// a finished workflow's does, so nothing it holds is lost.
+		if err := s.archiveFilesLocked(m.Lineage, "events.jsonl", recordedName); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := s.startSegmentLocked(); err != nil {
+		return nil, "", err
+	}
+	if _, err := newKey(cp.Lineage); err != nil {
+		return nil, "", err
+	}
+	ev := []Event{{Type: EventMigrate, Reason: fmt.Sprintf("%s adopted a v1.3 checkpoint (%s): it %s; the original is kept as checkpoint.json.v1.3", who, cp.StateMachine.WorkflowConfig.Command, where), StateAfter: cp.StateMachine.CurrentState}}
+	if err := s.commitLocked(&Checkpoint{}, cp, ev); err != nil {
+		return nil, "", err
+	}
+	return cp, where, nil
 }

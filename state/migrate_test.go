@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -144,97 +141,5 @@ func TestMigrateV13Errors(t *testing.T) {
 	}
 	if _, err := MigrateV13([]byte(`{"current_phase": 1, "completed_phases": 3}`)); err == nil || !strings.Contains(err.Error(), "schema 1.3") {
 		t.Errorf("wrong type: %v", err)
-	}
-}
-
-func TestMigrateFile(t *testing.T) {
-	v13 := tstRead(t, "testdata/v13.json")
-	v20 := tstRead(t, "testdata/v20-valid.json")
-	tests := []struct {
-		name         string
-		content      []byte
-		write        bool
-		wantMigrated bool
-		wantRewrite  bool
-	}{
-		{"v1.3 dry run", v13, false, true, false},
-		{"v1.3 write", v13, true, true, true},
-		{"v2.0 dry run", v20, false, false, false},
-		{"v2.0 write", v20, true, false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := filepath.Join(dir, "checkpoint.json")
-			if err := os.WriteFile(path, tt.content, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, migrated, err := MigrateFile(path, tt.write)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if migrated != tt.wantMigrated {
-				t.Errorf("migrated = %v, want %v", migrated, tt.wantMigrated)
-			}
-			cp, again, err := Decode(out)
-			if err != nil || again {
-				t.Fatalf("output does not decode as v2.0: migrated %v, %v\n%s", again, err, out)
-			}
-			if cp.StateMachine.CurrentState != "implement" {
-				t.Errorf("current_state %q", cp.StateMachine.CurrentState)
-			}
-			if out[len(out)-1] != '\n' {
-				t.Error("output does not end with a newline")
-			}
-			now := tstRead(t, path)
-			backup := path + ".v1.3"
-			if tt.wantRewrite {
-				if string(now) != string(out) {
-					t.Errorf("file not replaced by the output")
-				}
-				if m := tstMode(t, path); m != 0o600 {
-					t.Errorf("rewritten file mode %v, want 0600", m)
-				}
-				if got := tstRead(t, backup); string(got) != string(tt.content) {
-					t.Errorf("backup differs from the original")
-				}
-				if m := tstMode(t, backup); m != 0o600 {
-					t.Errorf("backup mode %v, want 0600", m)
-				}
-			} else {
-				if string(now) != string(tt.content) {
-					t.Errorf("file changed without a write")
-				}
-				if _, err := os.Lstat(backup); !errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("backup %s exists: %v", backup, err)
-				}
-			}
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				if strings.HasPrefix(e.Name(), tempPrefix) {
-					t.Errorf("temp file left: %s", e.Name())
-				}
-			}
-		})
-	}
-}
-
-func TestMigrateFileErrors(t *testing.T) {
-	dir := t.TempDir()
-	if _, _, err := MigrateFile(filepath.Join(dir, "none.json"), true); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
-	}
-	path := filepath.Join(dir, "bad.json")
-	bad := tstRead(t, "testdata/v13-bad-phase.json")
-	os.WriteFile(path, bad, 0o644)
-	_, _, err := MigrateFile(path, true)
-	if err == nil || !strings.HasPrefix(err.Error(), path+": current_phase: ") {
-		t.Errorf("bad phase: %v, want it to name the file and the field", err)
-	}
-	if got := tstRead(t, path); string(got) != string(bad) {
-		t.Error("a file that failed to migrate was changed")
-	}
-	if _, err := os.Lstat(path + ".v1.3"); !errors.Is(err, fs.ErrNotExist) {
-		t.Error("a backup was written for a file that failed to migrate")
 	}
 }

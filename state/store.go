@@ -122,15 +122,10 @@ func (s *Store) lockPath() string { return filepath.Join(s.Dir, "lock") }
 func (s *Store) ArchiveDir() string { return filepath.Join(s.Dir, "archive") }
 
 // Load reads the snapshot without taking the lock: the rename that commits a
-// write makes every read see a whole checkpoint. A v1.3 file is migrated in
-// memory (and rewritten at the next locked write).
+// write makes every read see a whole checkpoint. A v1.3 file is an
+// UnadoptedError until the user adopts it (Adopt).
 func (s *Store) Load() (*Checkpoint, error) {
-	cp, _, err := s.read()
-	return cp, err
-}
-
-func (s *Store) read() (*Checkpoint, bool, error) {
-	cp, migrated, _, err := s.readAudited(false, nil)
+	cp, _, err := s.readAudited(false, nil)
 	var tamper *TamperError
 	if errors.As(err, &tamper) && s.mu.TryLock() {
 		// Read without the lock, the files and the marker may be from
@@ -140,12 +135,12 @@ func (s *Store) read() (*Checkpoint, bool, error) {
 		s.mu.Unlock()
 		unlock, lerr := s.lock()
 		if lerr != nil {
-			return nil, false, lerr
+			return nil, lerr
 		}
 		defer unlock()
-		cp, migrated, _, err = s.readAudited(true, nil)
+		cp, _, err = s.readAudited(true, nil)
 	}
-	return cp, migrated, err
+	return cp, err
 }
 
 // readCheckpoint reads the snapshot and the stamp of the file it read.
@@ -168,26 +163,26 @@ func (s *Store) readCheckpoint() ([]byte, Stamp, error) {
 // When the file holds the very bytes known was read from, known is the
 // checkpoint, not decoded again (it is checked against its seal and the
 // marker all the same).
-func (s *Store) readAudited(full bool, known *Checkpoint) (*Checkpoint, bool, *audit, error) {
+func (s *Store) readAudited(full bool, known *Checkpoint) (*Checkpoint, *audit, error) {
 	path := s.CheckpointPath()
 	raw, stamp, err := s.readCheckpoint()
 	if errors.Is(err, fs.ErrNotExist) {
 		// A log without its snapshot means the snapshot was lost, not
 		// that there is no workflow: never reset silently.
 		if fi, lerr := os.Stat(s.LogPath()); lerr == nil && fi.Size() > 0 {
-			return nil, false, nil, &CorruptError{Path: path, Err: errors.New("missing, but events.jsonl holds a workflow")}
+			return nil, nil, &CorruptError{Path: path, Err: errors.New("missing, but events.jsonl holds a workflow")}
 		}
 		if lineage, gone := s.vanished(); gone {
-			return nil, false, nil, &VanishedError{Dir: s.Dir, Lineage: lineage}
+			return nil, nil, &VanishedError{Dir: s.Dir, Lineage: lineage}
 		}
-		return nil, false, nil, ErrNoState
+		return nil, nil, ErrNoState
 	}
 	if err != nil {
-		return nil, false, nil, &CorruptError{Path: path, Err: err}
+		return nil, nil, &CorruptError{Path: path, Err: err}
 	}
 	body, seal, err := splitSeal(raw)
 	if err != nil {
-		return nil, false, nil, tampered("checkpoint.json was rewritten by something other than orch-hook (%v)", err)
+		return nil, nil, tampered("checkpoint.json was rewritten by something other than orch-hook (%v)", err)
 	}
 	var cp *Checkpoint
 	var migrated bool
@@ -196,30 +191,32 @@ func (s *Store) readAudited(full bool, known *Checkpoint) (*Checkpoint, bool, *a
 	} else {
 		cp, migrated, err = Decode(body)
 	}
+	if err == nil && migrated {
+		// A v1.3 file carries no seal: only the user adopts it (Adopt),
+		// never a read.
+		m, _ := s.readMarker()
+		return nil, nil, &UnadoptedError{Path: path, Pinned: m != nil && !m.Finished}
+	}
 	if err == nil && s.Check != nil {
 		err = s.Check(cp)
 	}
 	if err != nil {
 		// Unreadable and not what orch-hook last wrote: changed outside.
 		if m, merr := s.readMarker(); merr == nil && m != nil && fileDigest(raw) != m.Checkpoint {
-			return nil, false, nil, tampered("checkpoint.json was changed and is no longer a valid checkpoint (%v)", err)
+			return nil, nil, tampered("checkpoint.json was changed and is no longer a valid checkpoint (%v)", err)
 		}
-		return nil, false, nil, &CorruptError{Path: path, Err: err}
+		return nil, nil, &CorruptError{Path: path, Err: err}
 	}
-	a, err := s.verify(raw, stamp, body, seal, cp, migrated, full)
+	a, err := s.verify(raw, stamp, body, seal, cp, full)
 	if err != nil {
-		return nil, false, nil, err
+		return nil, nil, err
 	}
 	a.digest, a.serial, a.lineage, a.finished = fileDigest(raw), cp.Serial, cp.Lineage, cp.Finished()
 	if seal != nil {
 		a.commit = seal.Log
 	}
-	if !migrated {
-		// (A migrated file is rewritten at the next locked read: it is
-		// never the state a decision on it is written to.)
-		cp.src = raw
-	}
-	return cp, migrated, a, nil
+	cp.src = raw
+	return cp, a, nil
 }
 
 // Update is the one read-modify-write: under the exclusive lock it recovers
@@ -299,7 +296,7 @@ func (s *Store) Append(events ...Event) error {
 // readAudited).
 func (s *Store) prepareLocked(known *Checkpoint) (*Checkpoint, error) {
 	removeStaleTemps(s.Dir)
-	cp, migrated, a, err := s.readAudited(true, known)
+	cp, a, err := s.readAudited(true, known)
 	if err != nil {
 		return nil, err
 	}
@@ -314,18 +311,6 @@ func (s *Store) prepareLocked(known *Checkpoint) (*Checkpoint, error) {
 			return nil, err
 		}
 		a.refresh = true
-	}
-	if migrated || a.adopt {
-		next := cp.Clone()
-		reason := "checkpoint v1.3 migrated to v2.0 on load"
-		if !migrated {
-			reason = "sealed (a state written before orch-hook sealed its state)"
-		}
-		ev := []Event{{Type: EventMigrate, Reason: reason}}
-		if err := s.commitLocked(cp, next, ev); err != nil {
-			return nil, err
-		}
-		return next, nil
 	}
 	if a.refresh {
 		if err := s.markLocked(); err != nil {
@@ -459,7 +444,7 @@ func (s *Store) Create(cp *Checkpoint, events ...Event) error {
 	}
 	defer unlock()
 	removeStaleTemps(s.Dir)
-	old, _, _, err := s.readAudited(true, nil)
+	old, _, err := s.readAudited(true, nil)
 	switch {
 	case err == nil && !old.Finished():
 		return &ActiveError{Command: old.StateMachine.WorkflowConfig.Command, State: old.StateMachine.CurrentState, Since: old.Metadata.CreatedAt}
@@ -490,20 +475,26 @@ func (s *Store) Create(cp *Checkpoint, events ...Event) error {
 // archiveLocked moves a finished workflow's snapshot, log and recorded
 // plan copies aside.
 func (s *Store) archiveLocked(old *Checkpoint) error {
-	dest := filepath.Join(s.ArchiveDir(), old.Lineage)
+	return s.archiveFilesLocked(old.Lineage, "checkpoint.json", "events.jsonl", recordedName)
+}
+
+// archiveFilesLocked moves a workflow's files (those of names present) to
+// archive/<lineage>/ and forgets its key.
+func (s *Store) archiveFilesLocked(lineage string, names ...string) error {
+	dest := filepath.Join(s.ArchiveDir(), lineage)
 	if err := ensureDir(s.ArchiveDir()); err != nil {
 		return err
 	}
 	if err := ensureDir(dest); err != nil {
 		return err
 	}
-	for _, name := range []string{"checkpoint.json", "events.jsonl", recordedName} {
+	for _, name := range names {
 		err := os.Rename(filepath.Join(s.Dir, name), filepath.Join(dest, name))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("archiving %s: %w", name, err)
 		}
 	}
-	removeKey(old.Lineage)
+	removeKey(lineage)
 	return syncDir(s.Dir)
 }
 
@@ -558,7 +549,10 @@ func (s *Store) Repair() (string, error) {
 	cp, err := s.prepareLocked(nil)
 	var corrupt *CorruptError
 	var tamper *TamperError
+	var unadopted *UnadoptedError
 	switch {
+	case errors.As(err, &unadopted) && unadopted.Pinned:
+		return s.restoreLocked(&TamperError{What: "checkpoint.json was replaced by a v1.3 checkpoint"})
 	case err == nil:
 		return fmt.Sprintf("the state is healthy (serial %d, state %s; sealed, and as orch-hook wrote it); nothing to repair", cp.Serial, cp.StateMachine.CurrentState), nil
 	case errors.As(err, &tamper):
@@ -756,11 +750,11 @@ func (s *Store) AcceptState(who string) (string, error) {
 	}
 	defer unlock()
 	removeStaleTemps(s.Dir)
-	_, _, a, err := s.readAudited(true, nil)
+	_, a, err := s.readAudited(true, nil)
 	var tamper *TamperError
 	var badKey *KeyError
 	switch {
-	case err == nil && a.cutAt < 0 && !a.adopt:
+	case err == nil && a.cutAt < 0:
 		return "nothing to accept: the state is as orch-hook wrote it", nil
 	case err == nil:
 		if _, err := s.prepareLocked(nil); err != nil {

@@ -77,14 +77,15 @@ func TestLoad(t *testing.T) {
 				t.Errorf("serial %d state %q", cp.Serial, cp.StateMachine.CurrentState)
 			}
 		}},
-		{"v1.3 is migrated in memory only", func(t *testing.T) *Store {
+		{"v1.3 waits for the user to adopt it", func(t *testing.T) *Store {
 			return tstWithCheckpoint(t, "v13.json")
 		}, func(t *testing.T, s *Store, cp *Checkpoint, err error) {
-			if err != nil {
-				t.Fatal(err)
+			var u *UnadoptedError
+			if !errors.As(err, &u) || u.Pinned {
+				t.Fatalf("error %v, want an unpinned UnadoptedError", err)
 			}
-			if cp.StateMachine.CurrentState != "implement" || cp.SchemaVersion != SchemaVersion {
-				t.Errorf("state %q version %q", cp.StateMachine.CurrentState, cp.SchemaVersion)
+			if !strings.Contains(u.Hint(), "orch-hook migrate --write") || !strings.Contains(u.Hint(), "/orch-hook:resume") {
+				t.Errorf("hint %q names neither way to adopt it", u.Hint())
 			}
 			if got := tstRead(t, s.CheckpointPath()); string(got) != string(tstRead(t, "testdata/v13.json")) {
 				t.Error("Load rewrote the v1.3 file")
@@ -504,32 +505,21 @@ func TestUpdateWithoutState(t *testing.T) {
 	}
 }
 
-// A v1.3 snapshot is rewritten as v2.0 by the first locked write, with a
-// migrate record carrying the migrated checkpoint.
-func TestUpdateCommitsMigration(t *testing.T) {
+// A v1.3 snapshot is never migrated by a write: a locked write refuses
+// it, and nothing is written.
+func TestUpdateRefusesV13(t *testing.T) {
 	s := tstWithCheckpoint(t, "v13.json")
-	cp, err := s.Update(tstTransition("test"))
-	if err != nil {
-		t.Fatal(err)
+	called := false
+	_, err := s.Update(func(cp *Checkpoint) ([]Event, error) { called = true; return tstTransition("test")(cp) })
+	var u *UnadoptedError
+	if !errors.As(err, &u) || called {
+		t.Fatalf("Update: %v (fn called %v), want UnadoptedError and no call", err, called)
 	}
-	if cp.Serial != 2 || cp.StateMachine.CurrentState != "test" {
-		t.Errorf("serial %d state %q, want 2 test", cp.Serial, cp.StateMachine.CurrentState)
+	if got := tstRead(t, s.CheckpointPath()); string(got) != string(tstRead(t, "testdata/v13.json")) {
+		t.Error("Update rewrote the v1.3 file")
 	}
-	evs := tstLogEvents(t, s)
-	if len(evs) != 2 || evs[0].Type != EventMigrate || evs[0].Serial != 1 || len(evs[0].Checkpoint) == 0 ||
-		evs[1].Type != EventTransition || evs[1].Serial != 2 {
-		t.Fatalf("log: %+v", evs)
-	}
-	raw := tstRead(t, s.CheckpointPath())
-	loaded, migrated, err := Decode(raw)
-	if err != nil || migrated {
-		t.Fatalf("snapshot after migration: migrated %v, %v", migrated, err)
-	}
-	if !tstJSONEqual(t, loaded.PhaseData["v1.3"], tstRead(t, "testdata/v13.json")) {
-		t.Error("phase_data[v1.3] does not hold the original")
-	}
-	if loaded.Lineage != cp.Lineage {
-		t.Error("lineage changed between the migration and the update")
+	if _, err := os.Stat(s.LogPath()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Update wrote a log: %v", err)
 	}
 }
 

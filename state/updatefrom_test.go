@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -95,15 +96,17 @@ func TestUpdateFromAnotherFile(t *testing.T) {
 			t.Error("same = true for a checkpoint made by hand")
 		}
 	})
-	t.Run("v1.3", func(t *testing.T) {
-		s := tstWithCheckpoint(t, "v13.json")
+	t.Run("v1.3 in its place", func(t *testing.T) {
+		s := tstCreate(t, "research")
 		snap := mustLoadState(t, s)
-		same, given := updateFrom(t, s, snap, snap.Successors(snap.StateMachine.CurrentState)[0])
-		if same {
-			t.Error("same = true for a v1.3 file, which the lock migrates")
-		}
-		if given.Serial <= snap.Serial {
-			t.Errorf("fn got serial %d, want the migrated one, past %d", given.Serial, snap.Serial)
+		tstCopyFile(t, filepath.Join("testdata", "v13.json"), s.CheckpointPath())
+		_, err := s.UpdateFrom(snap, func(*Checkpoint, bool) ([]Event, error) {
+			t.Error("fn called on a v1.3 file")
+			return nil, ErrNoChange
+		})
+		var u *UnadoptedError
+		if !errors.As(err, &u) || !u.Pinned {
+			t.Errorf("UpdateFrom: %v, want a pinned UnadoptedError", err)
 		}
 	})
 }

@@ -24,7 +24,7 @@ const (
 	exitOK      = 0  // success; for hook, the decision (if any) is on stdout
 	exitError   = 1  // malformed input or a failure; one line on stderr
 	exitBusy    = 3  // the state lock was held by another process for too long
-	exitCorrupt = 4  // the state files need 'orch-hook repair'
+	exitCorrupt = 4  // the state files need you: 'orch-hook repair', or adopting a v1.3 checkpoint
 	exitRefused = 5  // refused: a workflow is already active, a step not allowed now, or init would replace the user's files
 	exitUsage   = 64 // unknown command or flag, wrong arguments
 )
@@ -50,6 +50,7 @@ func exitCode(err error) int {
 		gone    *state.VanishedError
 		changed *state.TamperError
 		key     *state.KeyError
+		v13     *state.UnadoptedError
 		active  *state.ActiveError
 		refused *gates.TransitionError
 		forged  *app.ForgedError
@@ -64,7 +65,7 @@ func exitCode(err error) int {
 		return exitError
 	case errors.As(err, &lock):
 		return exitBusy
-	case errors.As(err, &corrupt), errors.As(err, &gone), errors.As(err, &changed), errors.As(err, &key):
+	case errors.As(err, &corrupt), errors.As(err, &gone), errors.As(err, &changed), errors.As(err, &key), errors.As(err, &v13):
 		return exitCorrupt
 	case errors.As(err, &active), errors.As(err, &refused), errors.As(err, &forged), errors.As(err, &theirs):
 		return exitRefused

@@ -18,8 +18,21 @@ func (c *Workflow) Next() string {
 	case CPlan:
 		return "launch plan-architect to write " + c.Paths.PlanPath
 	case CImplement:
+		// The plan's declared size decides, when it declares one (scale.go).
+		switch declared, hier, _ := c.Scale.implementation(); {
+		case declared && hier:
+			return "launch implementation-sub-supervisor to implement " + c.Paths.PlanPath + " in parallel tracks"
+		case declared:
+			return "launch implementation-executor to implement " + c.Paths.PlanPath
+		}
 		return "launch implementation-executor (or implementation-sub-supervisor for parallel tracks) to implement " + c.Paths.PlanPath
 	case CTest:
+		switch declared, hier, _ := c.Scale.testing(); {
+		case declared && hier:
+			return "launch testing-sub-supervisor to run the tests"
+		case declared:
+			return "launch test-specialist to run the tests"
+		}
 		return "launch test-specialist (or testing-sub-supervisor) to run the tests"
 	case CDebug:
 		if c.Retries == 0 {

@@ -239,7 +239,7 @@ func StartCoordinate(store *state.Store, description, scope, session string, now
 
 // startCoordFromPrompt: the user typed /orch-hook:coordinate <description>.
 func startCoordFromPrompt(env Env, store *state.Store, call *gates.Call, description string) hooks.Decision {
-	scope, description, err := scopeOption(description)
+	scope, description, err := scopeOption(description, "/orch-hook:coordinate [--scope S] <description>")
 	if err != nil {
 		return hooks.Decision{Block: true, Reason: "orch-hook: " + err.Error()}
 	}
@@ -255,8 +255,8 @@ func startCoordFromPrompt(env Env, store *state.Store, call *gates.Call, descrip
 }
 
 // scopeOption splits "--scope S rest" (or "--scope=S rest") off a typed
-// /orch-hook:coordinate's arguments.
-func scopeOption(args string) (scope, rest string, err error) {
+// command's arguments; usage is how to write that command.
+func scopeOption(args, usage string) (scope, rest string, err error) {
 	args = strings.TrimSpace(args)
 	if !strings.HasPrefix(args, "--scope") {
 		return "", args, nil
@@ -267,10 +267,10 @@ func scopeOption(args string) (scope, rest string, err error) {
 	} else if v, ok := strings.CutPrefix(opt, "--scope="); ok {
 		opt = v
 	} else {
-		return "", "", fmt.Errorf("cannot read %q: write /orch-hook:coordinate [--scope S] <description>", opt)
+		return "", "", fmt.Errorf("cannot read %q: write %s", opt, usage)
 	}
 	if !coordinate.ValidScope(opt) {
-		return "", "", fmt.Errorf("unknown scope %q (one of %s): write /orch-hook:coordinate [--scope S] <description>", opt, strings.Join(coordinate.Scopes, ", "))
+		return "", "", fmt.Errorf("unknown scope %q (one of %s): write %s", opt, strings.Join(coordinate.Scopes, ", "), usage)
 	}
 	return opt, strings.TrimSpace(rest), nil
 }

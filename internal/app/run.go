@@ -173,6 +173,11 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 	if in.HookEventName == gates.UserPromptSubmit && acceptStatePrompt(in.Prompt) {
 		return acceptState(store)
 	}
+	if args, ok := resumePrompt(in.Prompt); ok && in.HookEventName == gates.UserPromptSubmit {
+		if d, adopted := resumeV13(store, in, args); adopted {
+			return d
+		}
+	}
 	if o, denied := gates.Static(call); denied {
 		if _, err := os.Stat(store.CheckpointPath()); err == nil {
 			_ = store.Append(toEvents(o.Records, call, &orchestrate.Workflow{})...)
@@ -418,8 +423,9 @@ func failure(env Env, store *state.Store, call *gates.Call, err error) hooks.Dec
 	if errors.As(err, &h) {
 		hint = h.Hint()
 	}
+	var unadopted *state.UnadoptedError
 	if call.Event == gates.PreToolUse && gates.Relevant(call) {
-		if !strings.Contains(hint, "orch-hook repair") {
+		if !strings.Contains(hint, "orch-hook repair") && !errors.As(err, &unadopted) {
 			hint += "; `orch-hook repair` rebuilds damaged state"
 		}
 		return hooks.Decision{Deny: true, Reason: fmt.Sprintf("orch-hook: cannot check this call against the workflow, so it is refused (failing closed): %s. To recover: %s.", shorten.OneLine(err.Error()), hint)}
@@ -437,7 +443,7 @@ func failure(env Env, store *state.Store, call *gates.Call, err error) hooks.Dec
 	}
 	var changed *state.TamperError
 	var noKey *state.KeyError
-	if errors.As(err, &changed) || errors.As(err, &noKey) {
+	if errors.As(err, &changed) || errors.As(err, &noKey) || errors.As(err, &unadopted) {
 		// Nothing can be recorded until the user decides: say so to the
 		// user (the log refuses the write too).
 		return hooks.Decision{Message: fmt.Sprintf("orch-hook: could not check or record this %s: %s. %s.", shorten.Bytes(shorten.OneLine(call.Event), 40, "..."), shorten.OneLine(err.Error()), upperFirst(hint))}
