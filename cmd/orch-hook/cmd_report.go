@@ -20,7 +20,7 @@ import (
 func reportCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:  "report",
-		Usage: "write the workflow's report (timeline, durations, parallel time saved, fix iterations, denials, artifacts) as Markdown or HTML",
+		Usage: "write the workflow's report (timeline, durations, parallel time saved, fix iterations or supervisors and retries, denials, artifacts) as Markdown or HTML",
 		Description: "--format md (default) gives Markdown with a Mermaid gantt timeline (renders on GitHub);\n" +
 			"--format html gives one self-contained page with an inline SVG timeline, one row per agent\n" +
 			"launch, and no script or external resource. Times are UTC.",
@@ -74,7 +74,7 @@ func reportCommand(e *env) *cli.Command {
 
 // reportInput reads what the report is made of: the checkpoint, its
 // workflow, the event log, the files under .orchestrator/ and whether the
-// plan's declared files exist.
+// plan's declared files (for coordinate, the verified artifacts) exist.
 func reportInput(e *env, store *state.Store, now time.Time) (*render.ReportInput, error) {
 	cp, err := store.Load()
 	if errors.Is(err, state.ErrNoState) {
@@ -95,6 +95,17 @@ func reportInput(e *env, store *state.Store, now time.Time) (*render.ReportInput
 		Command: sm.WorkflowConfig.Command, Request: sm.WorkflowConfig.Description,
 		State: sm.CurrentState, Created: cp.Metadata.CreatedAt,
 		Events: events, Now: now,
+	}
+	if sm.WorkflowConfig.Command == "coordinate" {
+		c, err := app.LoadCoord(cp)
+		if err != nil {
+			return nil, err
+		}
+		in.Coordinate = c
+		in.Exists = map[string]bool{}
+		for _, p := range render.CoordinateArtifactPaths(c) {
+			in.Exists[p] = projectFileExists(store.Root, p)
+		}
 	}
 	if sm.WorkflowConfig.Command == "orchestrate" {
 		w, err := app.LoadWorkflow(cp)

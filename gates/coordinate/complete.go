@@ -89,6 +89,7 @@ func swapResults(a, b *Launch) {
 	a.Notice, b.Notice = b.Notice, a.Notice
 	a.DurationMs, b.DurationMs = b.DurationMs, a.DurationMs
 	a.Result, b.Result = b.Result, a.Result
+	a.Output, b.Output = b.Output, a.Output
 }
 
 // refreshWorker rewrites a supervisor's record of the worker l now holds
@@ -232,9 +233,11 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 		}
 		switch {
 		case l.Parent != "":
+			l.Output = rels[0]
 			c.recordWorker(l, rels[0], "", env)
 			return "", ""
 		case l.Agent == ResearchSpecialist:
+			l.Output = rels[0]
 			for _, r := range rels {
 				c.noteReport(r)
 			}
@@ -251,6 +254,7 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 			if _, err := c.fire(OnDebugVerified); err != nil {
 				return err.Error(), ""
 			}
+			l.Output = rels[0]
 			round := "first debug round (debug-only)"
 			if c.Retries > 0 {
 				round = fmt.Sprintf("retry %d/%d", c.Retries, MaxDebugRetries)
@@ -260,6 +264,7 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 			if _, err := c.fire(OnSummaryVerified); err != nil {
 				return err.Error(), ""
 			}
+			l.Output = rels[0]
 			c.Outcome = "completed"
 			return "", fmt.Sprintf("[coordinate document] summary %s verified -> complete | the workflow is complete", rels[0])
 		}
@@ -291,6 +296,7 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 		if err != nil {
 			return err.Error(), ""
 		}
+		l.Output = rel
 		if t.To == CComplete {
 			c.Outcome = "completed at plan (" + c.Scope + ")"
 		}
@@ -311,11 +317,13 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 		}
 		switch gates.FindResult(text, []string{gates.LineImplComplete, gates.LineImplBlocked}) {
 		case gates.LineImplComplete:
+			l.Result = "COMPLETE"
 			if _, err := c.fire(OnImplemented); err != nil {
 				return "", "[coordinate implement] IMPLEMENTATION STATUS: COMPLETE refused: " + err.Error()
 			}
 			return "", "[coordinate implement] IMPLEMENTATION STATUS: COMPLETE -> test | next: " + c.Next()
 		case gates.LineImplBlocked:
+			l.Result = "BLOCKED"
 			return "", "[coordinate implement] IMPLEMENTATION STATUS: BLOCKED | relaunch implementation-executor once the blocker is cleared"
 		}
 		return gates.MissingLineProblem(text, []string{gates.LineImplComplete, gates.LineImplBlocked}), ""
@@ -333,6 +341,7 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 		if !ok {
 			return gates.MissingLineProblem(text, []string{LineTestsPass, LineTestsFail}), ""
 		}
+		l.Result = map[bool]string{true: "PASS", false: "FAIL"}[pass]
 		return "", c.tested(pass, shorten.Runes(gates.SummaryOf(text, LineTestsPass, LineTestsFail), 120))
 	case ResearchSupervisor, ImplSupervisor, TestSupervisor:
 		return c.supervised(l, text, env)

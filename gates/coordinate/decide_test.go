@@ -321,6 +321,13 @@ func TestCoordFullPaths(t *testing.T) {
 				if !strings.HasPrefix(ctx, s.ctx) {
 					t.Errorf("step %d (%s): context\n  %q\nwant it to start with\n  %q", i, s.agent, ctx, s.ctx)
 				}
+				// The launch keeps what was verified for it (the report
+				// reads it): its artifact, or its verdict.
+				l := h.c.Launches[len(h.c.Launches)-1]
+				verdict := map[string]string{ImplementationExec: "COMPLETE", TestSpecialist: "PASS"}[s.agent]
+				if l.Output != s.file || l.Result != verdict {
+					t.Errorf("step %d (%s): launch output %q, result %q; want %q, %q", i, s.agent, l.Output, l.Result, s.file, verdict)
+				}
 				if h.c.Current != s.state {
 					t.Fatalf("step %d (%s): state %s, want %s", i, s.agent, h.c.Current, s.state)
 				}

@@ -68,9 +68,13 @@ type Launch struct {
 	// DurationMs is the client's own measure of a foreground agent's run
 	// (PostToolUse totalDurationMs): what a supervisor is told and sums.
 	DurationMs int64 `json:"duration_ms,omitempty"`
-	// Result is a worker's own verdict: PASS or FAIL (a test stage),
-	// COMPLETE or BLOCKED (a track).
-	Result     string      `json:"result,omitempty"`
+	// Result is the agent's own verdict: PASS or FAIL (a test run or
+	// stage), COMPLETE or BLOCKED (an implementation or a track).
+	Result string `json:"result,omitempty"`
+	// Output is the artifact verified for this launch (relative to the
+	// project): a report, the plan, a debug report or the summary. The
+	// report tells who produced what from it.
+	Output     string      `json:"output,omitempty"`
 	State      gates.State `json:"state"`
 	Background bool        `json:"background"`
 	Status     string      `json:"status"`

@@ -56,13 +56,14 @@ func firstDiff(want, got string) string {
 	return "(same lines)"
 }
 
-// The fixtures are real project states: testdata/complete and
-// testdata/running were produced by driving the real hooks in
-// cmd/orch-hook/testdata/script/report_golden.txtar and
-// report_running.txtar (see testdata/README.md).
+// The fixtures are real project states: testdata/complete,
+// testdata/running and testdata/coordinate were produced by driving the
+// real hooks in cmd/orch-hook/testdata/script/report_golden.txtar,
+// report_running.txtar and coord_report.txtar (see testdata/README.md).
 var fixtureNow = map[string]time.Time{
-	"complete": time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC),
-	"running":  time.Date(2026, 11, 22, 10, 44, 0, 0, time.UTC),
+	"complete":   time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC),
+	"running":    time.Date(2026, 11, 22, 10, 44, 0, 0, time.UTC),
+	"coordinate": time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC),
 }
 
 // loadFixture reads a fixture project the way `orch-hook report` reads a
@@ -79,15 +80,28 @@ func loadFixture(t *testing.T, name string) ReportInput {
 	if err != nil || len(rep.BadLines) > 0 {
 		t.Fatalf("events: %v %v", err, rep.BadLines)
 	}
+	in := ReportInput{
+		Command: cp.StateMachine.WorkflowConfig.Command, Request: cp.StateMachine.WorkflowConfig.Description,
+		State: cp.StateMachine.CurrentState, Created: cp.Metadata.CreatedAt,
+		Events: events, Now: fixtureNow[name], Exists: map[string]bool{},
+	}
+	if in.Command == "coordinate" {
+		c, err := app.LoadCoord(cp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Coordinate = c
+		for _, p := range CoordinateArtifactPaths(c) {
+			_, err := os.Stat(filepath.Join(root, p))
+			in.Exists[p] = err == nil
+		}
+		return in // .orchestrator/ holds only the state
+	}
 	w, err := app.LoadWorkflow(cp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := ReportInput{
-		Command: cp.StateMachine.WorkflowConfig.Command, Request: cp.StateMachine.WorkflowConfig.Description,
-		State: cp.StateMachine.CurrentState, Created: cp.Metadata.CreatedAt,
-		Workflow: w, Events: events, Now: fixtureNow[name], Exists: map[string]bool{},
-	}
+	in.Workflow = w
 	if w.Plan != nil {
 		for _, ph := range w.Plan.Phases {
 			for _, task := range ph.Tasks {

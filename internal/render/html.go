@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/coordinate"
 	"github.com/orch-hook/orch-hook/gates/orchestrate"
 )
 
@@ -32,6 +33,16 @@ var agentColors = map[string]string{
 	orchestrate.Implementer: "#6aa84f",
 	orchestrate.Quality:     "#cc4125",
 	orchestrate.UXDX:        "#c27ba0",
+
+	coordinate.ResearchSpecialist: "#6fa8dc",
+	coordinate.ResearchSupervisor: "#3d85c6",
+	coordinate.PlanArchitect:      "#e69138",
+	coordinate.ImplSupervisor:     "#38761d",
+	coordinate.ImplementationExec: "#6aa84f",
+	coordinate.TestSupervisor:     "#990000",
+	coordinate.TestSpecialist:     "#cc4125",
+	coordinate.DebugAnalyst:       "#8e7cc3",
+	coordinate.DocWriter:          "#c27ba0",
 }
 
 const otherColor = "#999999"
@@ -51,6 +62,16 @@ func stepColor(s string) string {
 		return "#cfe2f3"
 	case orchestrate.Escalated:
 		return "#ea9999"
+	case coordinate.CResearch:
+		return "#d9d2e9"
+	case coordinate.CPlan:
+		return "#fce5cd"
+	case coordinate.CImplement, coordinate.CTest:
+		return "#d9ead3"
+	case coordinate.CDebug:
+		return "#f4cccc"
+	case coordinate.CDocument:
+		return "#cfe2f3"
 	}
 	return "#eeeeee"
 }
@@ -185,13 +206,19 @@ func Timeline(r *Report) string {
 			class = " class=\"failed\""
 		}
 		x0, w := x(a.Start), width(a.Start, a.End)
-		fmt.Fprintf(&b, "<g class=\"row\" data-row=\"launch\" data-agent=\"%s\" data-status=\"%s\">", e(a.Agent), e(a.Status))
+		// A supervisor's worker is drawn indented under it.
+		parent, labelX, label := "", 8, fmt.Sprintf("%s. %s", a.ID(), a.Label())
+		if a.Sub > 0 {
+			parent, labelX = fmt.Sprintf(" data-parent=\"%d\"", a.N), 22
+			label = "↳ " + label
+		}
+		fmt.Fprintf(&b, "<g class=\"row\" data-row=\"launch\" data-agent=\"%s\" data-status=\"%s\"%s>", e(a.Agent), e(a.Status), parent)
 		end := r.clock(a.End)
 		if a.Open {
 			end = "now (running)"
 		}
-		fmt.Fprintf(&b, "<title>%s</title>", e(fmt.Sprintf("%d. %s: %s to %s, %s, %s", a.N, a.Label(), r.clock(a.Start), end, Duration(a.Duration()), statusText(a))))
-		fmt.Fprintf(&b, "<text x=\"8\" y=\"%d\">%s</text>", y+15, e(line(fmt.Sprintf("%d. %s", a.N, a.Label()), 52)))
+		fmt.Fprintf(&b, "<title>%s</title>", e(fmt.Sprintf("%s. %s: %s to %s, %s, %s", a.ID(), a.Label(), r.clock(a.Start), end, Duration(a.Duration()), statusText(a))))
+		fmt.Fprintf(&b, "<text x=\"%d\" y=\"%d\">%s</text>", labelX, y+15, e(line(label, 52)))
 		fmt.Fprintf(&b, "<rect%s x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>", class, x0, y+(rowH-barH)/2, w, barH, agentColor(a.Agent))
 		fmt.Fprintf(&b, "<text class=\"dur\" x=\"%.1f\" y=\"%d\">%s</text>", x0+w+4, y+15, Duration(a.Duration()))
 		b.WriteString("</g>\n")

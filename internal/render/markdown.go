@@ -73,7 +73,11 @@ func Gantt(r *Report) string {
 			case a.Status != gates.Returned:
 				tag = "crit"
 			}
-			fmt.Fprintf(&b, "    %s :%s, ag%d, %s, %s\n", ganttText(fmt.Sprintf("%d. %s", a.N, a.Label())), tag, a.N, a.Start.UTC().Format(tf), a.End.UTC().Format(tf))
+			label := fmt.Sprintf("%s. %s", a.ID(), a.Label())
+			if a.Sub > 0 {
+				label = "↳ " + label // a supervisor's worker, under it
+			}
+			fmt.Fprintf(&b, "    %s :%s, ag%s, %s, %s\n", ganttText(label), tag, strings.ReplaceAll(a.ID(), ".", "_"), a.Start.UTC().Format(tf), a.End.UTC().Format(tf))
 		}
 	}
 	return b.String()

@@ -8,6 +8,7 @@ import (
 	"sync"
 	texttemplate "text/template"
 
+	"github.com/orch-hook/orch-hook/gates/coordinate"
 	"github.com/orch-hook/orch-hook/gates/orchestrate"
 	"github.com/orch-hook/orch-hook/internal/shorten"
 )
@@ -42,6 +43,9 @@ type page struct {
 	Artifacts    []Artifact
 	ProjectFiles []fileLine
 	PlanKnown    bool
+
+	// Coordinate is the coordinate workflow's part; nil for another.
+	Coordinate *coordPage
 }
 
 type stepLine struct{ Label, Start, End, Duration string }
@@ -51,6 +55,10 @@ type agentLine struct {
 	Agent, Task, Job, State, Start, End, Duration string
 	Status, Result                                string
 	Color                                         htmltemplate.CSS
+	// ID is "3", or "3.2" for a supervisor's worker (Worker), whose
+	// supervisor is Parent ("3"). Output is the artifact verified for it.
+	ID, Parent, Output string
+	Worker             bool
 }
 
 type phaseLine struct {
@@ -93,6 +101,10 @@ func newPage(r *Report) *page {
 		l := agentLine{
 			N: a.N, Agent: a.Agent, Job: a.Job, State: a.State, Start: r.clock(a.Start), End: r.clock(a.End),
 			Duration: Duration(a.Duration()), Status: statusText(a), Result: a.Result, Color: htmltemplate.CSS(agentColor(a.Agent)),
+			ID: a.ID(), Output: a.Output, Worker: a.Sub > 0,
+		}
+		if l.Worker {
+			l.Parent = AgentRow{N: a.N}.ID()
 		}
 		if a.Task != 0 {
 			l.Task = fmt.Sprintf("%02d", a.Task)
@@ -118,6 +130,10 @@ func newPage(r *Report) *page {
 	for _, f := range r.ProjectFiles {
 		p.ProjectFiles = append(p.ProjectFiles, fileLine{Path: f.Path, Tasks: tasks(f.Tasks), Implemented: tasks(f.Implemented), Exists: existsText(f)})
 	}
+	if r.Coordinate != nil {
+		p.Coordinate = newCoordPage(r)
+		p.AgentSummary = coordAgentSummary(r)
+	}
 	return p
 }
 
@@ -138,7 +154,11 @@ func (p *page) Legend() []legendItem {
 			items = append(items, legendItem{Agent: n, Color: htmltemplate.CSS(agentColor(n))})
 		}
 	}
-	for _, n := range orchestrate.WorkflowAgents {
+	order := orchestrate.WorkflowAgents
+	if p.r.Coordinate != nil {
+		order = coordinate.Agents
+	}
+	for _, n := range order {
 		for _, a := range p.r.Agents {
 			if a.Agent == n {
 				add(n)
@@ -151,7 +171,7 @@ func (p *page) Legend() []legendItem {
 	return items
 }
 
-//go:embed report.md.tmpl report.html.tmpl
+//go:embed report.md.tmpl report.html.tmpl report_coordinate.md.tmpl report_coordinate.html.tmpl
 var reportTemplates embed.FS
 
 // line folds s onto one line and clips it to n bytes.
@@ -164,12 +184,12 @@ var (
 	markdownReport = sync.OnceValue(func() *texttemplate.Template {
 		return texttemplate.Must(texttemplate.New("report.md.tmpl").
 			Funcs(texttemplate.FuncMap{"line": line, "md": mdText, "mdCode": mdCode}).
-			ParseFS(reportTemplates, "report.md.tmpl"))
+			ParseFS(reportTemplates, "report.md.tmpl", "report_coordinate.md.tmpl"))
 	})
 	htmlReport = sync.OnceValue(func() *htmltemplate.Template {
 		return htmltemplate.Must(htmltemplate.New("report.html.tmpl").
 			Funcs(htmltemplate.FuncMap{"line": line}).
-			ParseFS(reportTemplates, "report.html.tmpl"))
+			ParseFS(reportTemplates, "report.html.tmpl", "report_coordinate.html.tmpl"))
 	})
 )
 

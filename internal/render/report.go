@@ -2,10 +2,12 @@ package render
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/coordinate"
 	"github.com/orch-hook/orch-hook/gates/orchestrate"
 	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
@@ -21,13 +23,17 @@ type ReportInput struct {
 	// Workflow is the orchestrate runtime (launches, plan); nil for another
 	// workflow or none.
 	Workflow *orchestrate.Workflow
+	// Coordinate is the coordinate runtime (launches, supervisors,
+	// verified artifacts); nil for another workflow.
+	Coordinate *coordinate.Workflow
 	// Events is the committed event log, oldest first.
 	Events []state.Event
 	// Artifacts are the files under .orchestrator/ (the state directory
 	// excluded), sorted by path.
 	Artifacts []Artifact
-	// Exists tells, for each project file the plan's tasks declare, whether
-	// it exists now. A missing key counts as not known.
+	// Exists tells, for each project file the plan's tasks declare (for
+	// coordinate, each artifact it verified: CoordinateArtifactPaths),
+	// whether it exists now. A missing key counts as not known.
 	Exists map[string]bool
 	// Now is the clock: the end of the timeline while the workflow runs.
 	Now time.Time
@@ -55,7 +61,9 @@ type Report struct {
 	Agents []AgentRow
 
 	// Sequential is the sum of the agents' durations; Parallel the wall time
-	// covered by at least one agent (the union of their intervals).
+	// covered by at least one agent (the union of their intervals). Only
+	// the orchestrator's launches count: a supervisor's workers run inside
+	// its own launch.
 	Sequential, Parallel time.Duration
 	// FinalFailures counts 5a/5b FAILs (moves to 4a or escalated).
 	FinalFailures int
@@ -68,6 +76,9 @@ type Report struct {
 	// PlanKnown: the workflow has a plan snapshot (ProjectFiles is then
 	// what its tasks declare).
 	PlanKnown bool
+
+	// Coordinate is the coordinate workflow's part; nil for another.
+	Coordinate *CoordReport
 }
 
 // Saved is the time the parallel launches saved over running them one
@@ -111,7 +122,11 @@ func (p PhaseRow) Duration() time.Duration { return p.End.Sub(p.Start) }
 
 // AgentRow is one agent launch.
 type AgentRow struct {
-	N          int // 1-based, in launch order
+	N int // 1-based, in launch order (of the orchestrator's launches)
+	// Sub numbers a supervisor's workers under it (1-based, in launch
+	// order; N is then the supervisor's); 0 for the orchestrator's
+	// launches.
+	Sub        int
 	Agent      string
 	Job        string
 	Task       int
@@ -120,8 +135,18 @@ type AgentRow struct {
 	Background bool
 	Status     string
 	Result     string
+	Output     string // coordinate: the artifact verified for it
 	Start, End time.Time
 	Open       bool // still running: End is Now
+}
+
+// ID numbers the launch as the report shows it: "3", or "3.2" for the
+// second worker of supervisor launch 3.
+func (a AgentRow) ID() string {
+	if a.Sub == 0 {
+		return strconv.Itoa(a.N)
+	}
+	return strconv.Itoa(a.N) + "." + strconv.Itoa(a.Sub)
 }
 
 // Duration is the launch's length.
@@ -190,7 +215,10 @@ func BuildReport(in ReportInput) *Report {
 	if w != nil {
 		r.Agents = agents(w, r.Now)
 	}
-	r.Sequential, r.Parallel = parallelism(r.Agents)
+	if in.Coordinate != nil {
+		r.Coordinate = coordinateReport(in.Coordinate, in, r)
+	}
+	r.Sequential, r.Parallel = parallelism(topLevel(r.Agents))
 	r.Phases = phases(w, r.Steps, r.Agents)
 	for i, s := range r.Steps {
 		if (s.State == orchestrate.S5a || s.State == orchestrate.S5b) && i+1 < len(r.Steps) {
@@ -291,6 +319,17 @@ func agents(w *orchestrate.Workflow, now time.Time) []AgentRow {
 			a.End = a.Start
 		}
 		out = append(out, a)
+	}
+	return out
+}
+
+// topLevel keeps the orchestrator's launches.
+func topLevel(rows []AgentRow) []AgentRow {
+	out := make([]AgentRow, 0, len(rows))
+	for _, a := range rows {
+		if a.Sub == 0 {
+			out = append(out, a)
+		}
 	}
 	return out
 }

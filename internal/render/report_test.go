@@ -15,7 +15,7 @@ import (
 )
 
 func TestReportGolden(t *testing.T) {
-	for _, name := range []string{"complete", "running"} {
+	for _, name := range []string{"complete", "running", "coordinate"} {
 		t.Run(name, func(t *testing.T) {
 			r := BuildReport(loadFixture(t, name))
 			golden(t, "report_"+name+".md", Markdown(r))
@@ -77,11 +77,17 @@ func TestReportComplete(t *testing.T) {
 // The HTML page is self-contained: no script, no external reference, and
 // one timeline row per agent launch.
 func TestHTMLSelfContained(t *testing.T) {
-	for _, name := range []string{"complete", "running"} {
+	for _, name := range []string{"complete", "running", "coordinate"} {
 		in := loadFixture(t, name)
 		page := HTML(BuildReport(in))
-		if n := strings.Count(page, `data-row="launch"`); n != len(in.Workflow.Launches) {
-			t.Errorf("%s: %d timeline rows for %d launches", name, n, len(in.Workflow.Launches))
+		launches := 0
+		if in.Workflow != nil {
+			launches = len(in.Workflow.Launches)
+		} else {
+			launches = len(in.Coordinate.Launches)
+		}
+		if n := strings.Count(page, `data-row="launch"`); n != launches || n == 0 {
+			t.Errorf("%s: %d timeline rows for %d launches", name, n, launches)
 		}
 		forbidden := regexp.MustCompile(`(?i)<script|\bsrc\s*=|\bhref\s*=|url\(|@import|https?:|//[a-z0-9.-]+\.[a-z]{2,}|<link|<iframe|<object|<embed|<img`)
 		if m := forbidden.FindString(page); m != "" {
@@ -210,7 +216,7 @@ func TestReportEmpty(t *testing.T) {
 // the hooks change what they record, those goldens change (UPDATE_SCRIPTS=1)
 // and this test asks for the fixtures to be produced again.
 func TestFixturesMatchScripts(t *testing.T) {
-	for name, script := range map[string]string{"complete": "report_golden.txtar", "running": "report_running.txtar"} {
+	for name, script := range map[string]string{"complete": "report_golden.txtar", "running": "report_running.txtar", "coordinate": "coord_report.txtar"} {
 		ar, err := txtar.ParseFile(filepath.Join("..", "..", "cmd", "orch-hook", "testdata", "script", script))
 		if err != nil {
 			t.Fatal(err)
