@@ -28,7 +28,8 @@
 //     its own agent (or a supervisor's worker) wrote it and it is
 //     unchanged since.
 //   - Supervisors (README, "Supervisors"): SupervisorState, WorkerRecord and
-//     SupervisorResult in the checkpoint v2.0 supervisor_state schema;
+//     SupervisorResult in the checkpoint v2.0 supervisor_state schema
+//     (SupervisorState.Entry is an entry as the checkpoint stores it);
 //     CheckAggregation (the aggregation rules), ContextReduction,
 //     PartialFailure, TimeSavings, TrackDependencies and TrackBlockedBy.
 //

@@ -59,7 +59,7 @@ type WorkerRecord struct {
 	Status        string          `json:"status"`
 	OutputPath    string          `json:"output_path,omitempty"`
 	FilesModified []string        `json:"files_modified,omitempty"`
-	DurationMs    int64           `json:"duration_ms,omitempty"`
+	DurationMs    int64           `json:"duration_ms"` // even 0: seed 003 requires it of a completed worker
 	Error         string          `json:"error,omitempty"`
 	Metadata      json.RawMessage `json:"metadata,omitempty"`
 }

@@ -48,7 +48,7 @@ func saveCoord(cp *state.Checkpoint, c *coordinate.Workflow) error {
 		cp.SupervisorState = map[string]json.RawMessage{}
 	}
 	for key, st := range c.Supervisors {
-		raw, err := jsonenc.Marshal(st)
+		raw, err := jsonenc.Marshal(st.Entry())
 		if err != nil {
 			return err
 		}

@@ -229,8 +229,9 @@ func TestPluginFiles(t *testing.T) {
 }
 
 // TestBinaryLinksNoMachinery: the binary a release ships links none of the
-// machinery under internal/dev/ (README, "Layout"), on any release
-// platform; a product package that imported one would break the split.
+// machinery under internal/dev/ (README, "Layout") and none of the
+// test-only modules (README, "Dependencies"), on any release platform; a
+// product package that imported one would break the split.
 func TestBinaryLinksNoMachinery(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -249,6 +250,12 @@ func TestBinaryLinksNoMachinery(t *testing.T) {
 		}
 		own := 0
 		for _, pkg := range strings.Fields(string(out)) {
+			// The test-only modules (README, "Dependencies") stay out too.
+			for _, m := range []string{"github.com/rogpeppe/go-internal/", "github.com/santhosh-tekuri/jsonschema/"} {
+				if strings.HasPrefix(pkg, m) {
+					t.Errorf("%s: the binary links %s, a test-only dependency", p, pkg)
+				}
+			}
 			if !strings.HasPrefix(pkg, module) {
 				continue
 			}
