@@ -69,6 +69,9 @@ type ErrorState struct {
 	LastError   *string `json:"last_error"`
 	RetryCount  int     `json:"retry_count"`
 	FailedState *string `json:"failed_state"`
+	// Classification is seed 002's class of an agent failure: transient
+	// or permanent (README, "Failures and retries").
+	Classification string `json:"classification,omitempty"`
 }
 
 // Metadata is the v2.0 metadata section.

@@ -76,7 +76,7 @@ func init() {
 				i3 := s.at("i3")
 				again := copyAction(i3, "i3-again")
 				i3.endStatus = "failed"
-				i3.want = want{state: "4a", context: []string{"code-implementer ended with status \"failed\"; relaunch it."}}
+				i3.want = want{state: "4a", context: []string{"code-implementer (Task 03) ended with status \"failed\"; relaunch it (retry 1/2, a transient failure)."}}
 				s.insertAfter("i3", again)
 			}},
 		variant{name: "launch failed by Claude Code is relaunched",
@@ -84,7 +84,7 @@ func init() {
 				q3 := s.at("q3")
 				again := copyAction(q3, "q3-again")
 				q3.launchError = "Agent type 'orch-hook:code-quality' not found."
-				q3.want = want{state: "4b", context: []string{"launch of code-quality failed (Agent type 'orch-hook:code-quality' not found.); relaunch it."}}
+				q3.want = want{state: "4b", context: []string{"code-quality launch failed (Agent type 'orch-hook:code-quality' not found.); relaunch it (retry 1/2, a transient failure)."}}
 				s.insertAfter("q3", again)
 			}},
 		// The hooks of an agent's end in another order.

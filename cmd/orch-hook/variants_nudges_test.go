@@ -80,7 +80,7 @@ func init() {
 			change: func(s *script) {
 				again := copyAction(s.at("i2"), "i2-again")
 				withoutLine("i2", "IMPLEMENTATION STATUS: COMPLETE", false)(s)
-				s.at("i2").want.context = []string{"4a code-implementer returned without its result line (IMPLEMENTATION STATUS: COMPLETE | IMPLEMENTATION STATUS: BLOCKED): nothing advanced; you may relaunch it."}
+				s.at("i2").want.context = []string{"4a code-implementer (Task 02) returned without its result line (IMPLEMENTATION STATUS: COMPLETE | IMPLEMENTATION STATUS: BLOCKED): nothing advanced; relaunch it (retry 1/2, a permanent failure)."}
 				s.insertAfter("p1", again)
 			},
 			fixes: []fix{{match: "your report must end with the result line", reply: "Done, really."}}},

@@ -181,10 +181,8 @@ func (c *Workflow) subagentStop(call *gates.Call, env *Env) gates.Outcome {
 			o.Log(gates.Record{Type: gates.RecComplete, AgentID: call.AgentID, AgentType: name, Reason: "worker failed: " + problem})
 			return o
 		}
-		c.LastError, c.FailedState = problem, c.Current
-		line = fmt.Sprintf("[coordinate %s] %s returned, but %s Nothing advanced; relaunch it.", c.Current, name, problem)
-		o.Log(gates.Record{Type: gates.RecComplete, AgentID: call.AgentID, AgentType: name, Reason: "rejected: " + problem})
-		c.notify(l, line, &o)
+		o.Log(gates.Record{Type: gates.RecComplete, AgentID: call.AgentID, AgentType: name, Reason: "rejected (permanent): " + problem})
+		c.notify(l, c.failed(l, gates.Permanent, "returned, but "+strings.TrimSuffix(problem, ".")+": nothing advanced", env, &o), &o)
 		return o
 	}
 	l.Status, l.Ended = gates.Returned, env.Now
@@ -359,6 +357,7 @@ func (c *Workflow) ended(t gates.Transition) {
 // tested applies a test result.
 func (c *Workflow) tested(pass bool, why string) string {
 	if pass {
+		c.LastError, c.FailedState = "", "" // the failure the tests showed is fixed
 		t, err := c.fire(OnTestsPass)
 		if err != nil {
 			return "[coordinate test] TESTS: PASS refused: " + err.Error()

@@ -69,8 +69,12 @@ func Decide(c *Workflow, call *gates.Call, env *Env) gates.Outcome {
 		if call.Tool == "Agent" || call.Tool == "Task" {
 			if l := c.byTool(call.ToolUseID); l != nil && l.Status == gates.Running {
 				l.Status, l.Ended = gates.Failed, env.Now
-				o := gates.Outcome{Changed: true, Context: fmt.Sprintf("[coordinate %s] launch of %s failed; relaunch it.", c.Current, l.Agent)}
-				o.Log(gates.Record{Type: gates.RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "failed: " + shorten.OneLine(call.Failure)})
+				o := gates.Outcome{Changed: true}
+				o.Log(gates.Record{Type: gates.RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "failed (transient): " + shorten.OneLine(call.Failure)})
+				why := "launch failed (" + shorten.Runes(shorten.OneLine(gates.OrText(call.Failure, "no reason given")), 120) + ")"
+				if l.Parent == "" {
+					o.Context = c.failed(l, gates.Transient, why, env, &o)
+				}
 				return o
 			}
 		}
@@ -82,7 +86,7 @@ func Decide(c *Workflow, call *gates.Call, env *Env) gates.Outcome {
 		if gates.IsNotification(call.Prompt) {
 			return c.deliver(call)
 		}
-		return c.userPrompt(call)
+		return c.userPrompt(call, env)
 	case gates.SessionStart:
 		return gates.Outcome{Context: shorten.Runes(fmt.Sprintf("orch-hook: a coordinate workflow (%s) is active: %q. Now: state %s. Next: %s.", c.Scope, shorten.Runes(c.Description, 200), c.Current, c.Next()), 1990)}
 	}

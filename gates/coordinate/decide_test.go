@@ -227,14 +227,14 @@ func TestCoordTable(t *testing.T) {
 			CPlan:       "implement",
 			CImplement:  "test",
 			CTest:       "complete,debug,document",
-			CDebug:      "test",
+			CDebug:      "complete,test",
 			CDocument:   "complete",
 			CComplete:   "",
 		}},
 		{ScopeDebugOnly, map[string]string{
 			CInitialize: "research",
 			CResearch:   "debug",
-			CDebug:      "test",
+			CDebug:      "complete,test",
 			CTest:       "complete,debug",
 			CComplete:   "",
 		}},
@@ -600,11 +600,11 @@ func TestCoordReportVerification(t *testing.T) {
 			if h.c.Current != CResearch || len(h.c.Reports) != 0 || !reflect.DeepEqual(h.c.Completed, []gates.State{CInitialize}) {
 				t.Errorf("a rejected report advanced: state %s, reports %v, completed %v", h.c.Current, h.c.Reports, h.c.Completed)
 			}
-			if h.c.FailedState != CResearch || !strings.Contains(h.c.LastError, tc.want) {
-				t.Errorf("failed state %q, last error %q", h.c.FailedState, h.c.LastError)
+			if last, failed, retries, class, ok := h.c.ErrorState(); !ok || failed != CResearch || retries != 1 || class != gates.Permanent || !strings.Contains(last, strings.TrimSuffix(tc.want, ".")) {
+				t.Errorf("error_state: failed state %q, last error %q, retries %d, class %q", failed, last, retries, class)
 			}
 			post := h.post("toolu_1", "agent-1")
-			if !strings.HasPrefix(post.Context, "[coordinate research] research-specialist returned, but ") || !strings.HasSuffix(post.Context, "Nothing advanced; relaunch it.") {
+			if !strings.HasPrefix(post.Context, "[coordinate research] research-specialist returned, but ") || !strings.HasSuffix(post.Context, ": nothing advanced; relaunch it (retry 1/2, a permanent failure).") {
 				t.Errorf("PostToolUse context %q; want the rejection line", post.Context)
 			}
 			// A third stop of the same agent changes nothing.

@@ -69,6 +69,9 @@ func (c *Workflow) preAgent(call *gates.Call, env *Env) gates.Outcome {
 	if call.Isolation != "" {
 		return c.deny("isolation on a workflow agent is not allowed.", call)
 	}
+	if e := c.Escalation; e != nil {
+		return c.deny(fmt.Sprintf("the workflow is escalated: %s failed %d times in %s, and nothing runs until the user decides (%s).", e.what(), len(e.Attempts), e.From, EscalationFile), call)
+	}
 	parent := ""
 	if call.AgentID != "" {
 		// A nested launch: only a supervisor launches, and only its workers.

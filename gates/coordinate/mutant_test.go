@@ -12,5 +12,5 @@ func init() { coordinate = mutant.Apply("coordinate", coordinate) }
 // table, the behaviour tests run again with that row removed, and must
 // fail.
 func TestRowMutants(t *testing.T) {
-	mutant.Run(t, "coordinate", coordinate.Rows, "^(TestCoordFullPaths|TestCoordDebugRetries|TestCoordHierarchicalResearch)$")
+	mutant.Run(t, "coordinate", coordinate.Rows, "^(TestCoordFullPaths|TestCoordDebugRetries|TestCoordHierarchicalResearch|TestCoordEscalation|TestCoordEscalationSkips)$")
 }

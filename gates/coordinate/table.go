@@ -20,7 +20,7 @@ const (
 )
 
 // TableVersion stamps the coordinate tables stored in checkpoints.
-const TableVersion = 1
+const TableVersion = 2
 
 // The coordinate workflow's agents.
 const (
@@ -56,6 +56,7 @@ const (
 	OnTestsFail        = LineTestsFail
 	OnDebugVerified    = "debug report verified"
 	OnSummaryVerified  = "summary verified"
+	OnSkip             = "/orch-hook:resolve skip"
 )
 
 // Guard names of the coordinate table: each names the scopes whose path
@@ -88,6 +89,11 @@ var Transitions = []gates.Transition{
 	{From: CTest, To: CComplete, On: OnTestsFail, Guard: GuardDebugUsed},
 	{From: CDebug, To: CTest, On: OnDebugVerified},
 	{From: CDocument, To: CComplete, On: OnSummaryVerified},
+	// The user skips a state an escalation stopped in (failures.go).
+	{From: CTest, To: CDocument, On: OnSkip, Guard: GuardScopeFull},
+	{From: CTest, To: CComplete, On: OnSkip, Guard: GuardScopeDebug},
+	{From: CDebug, To: CComplete, On: OnSkip},
+	{From: CDocument, To: CComplete, On: OnSkip},
 }
 
 var coordGuards = map[string]func(*Workflow) bool{
@@ -131,6 +137,9 @@ func (c *Workflow) fire(on gates.Trigger) (gates.Transition, error) {
 	}
 	if c.Current != "" && !slices.Contains(c.Completed, c.Current) {
 		c.Completed = append(c.Completed, c.Current)
+	}
+	if t.To != c.Current {
+		c.Failures = nil // the state is left: its failures no longer count
 	}
 	c.Current = t.To
 	c.StopBlocks = 0

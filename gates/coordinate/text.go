@@ -9,6 +9,9 @@ import (
 
 // Next says what the orchestrator does now.
 func (c *Workflow) Next() string {
+	if c.Escalation != nil {
+		return "wait for the user: /orch-hook:resolve " + c.resolveOptions() + " (see " + EscalationFile + ")"
+	}
 	switch c.Current {
 	case CResearch:
 		if c.Hierarchical {

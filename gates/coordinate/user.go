@@ -3,6 +3,7 @@ package coordinate
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/orch-hook/orch-hook/gates"
 )
@@ -10,6 +11,9 @@ import (
 func (c *Workflow) stop(call *gates.Call, env *Env) gates.Outcome {
 	if c.Owner != "" && call.Session != "" && call.Session != c.Owner {
 		return gates.Outcome{}
+	}
+	if c.Escalation != nil {
+		return gates.Outcome{} // the user decides: the session may stop
 	}
 	// The main thread stopping proves some launches dead: a foreground agent
 	// returns before its caller's turn goes on, and a background one is
@@ -45,7 +49,7 @@ func (c *Workflow) stop(call *gates.Call, env *Env) gates.Outcome {
 	return o
 }
 
-func (c *Workflow) userPrompt(call *gates.Call) gates.Outcome {
+func (c *Workflow) userPrompt(call *gates.Call, env *Env) gates.Outcome {
 	o := gates.Outcome{}
 	if c.StopBlocks > 0 {
 		c.StopBlocks = 0
@@ -55,26 +59,38 @@ func (c *Workflow) userPrompt(call *gates.Call) gates.Outcome {
 		c.Owner = call.Session
 		o.Changed = true
 	}
-	name, _, ok := gates.UserCommand(call.Prompt)
+	name, args, ok := gates.UserCommand(call.Prompt)
 	if !ok {
 		return o
 	}
 	switch name {
 	case "coordinate", "orchestrate":
 		return gates.Refuse(gates.Block, c.refusal("a workflow is already active here; end it with /orch-hook:abort before starting another."), gates.Record{})
-	case "abort":
+	case "abort", "resolve":
 		if call.Session == "" || call.PromptID == "" || slices.Contains(c.Decisions, call.PromptID) {
 			return o
 		}
 		c.Decisions = append(c.Decisions, call.PromptID)
-		if !slices.Contains(c.Completed, c.Current) {
-			c.Completed = append(c.Completed, c.Current)
+		if name == "resolve" {
+			r := c.resolve(strings.ToLower(strings.TrimSpace(args)), env)
+			r.Changed = true // the decision is recorded either way
+			return r
 		}
-		c.Outcome = "aborted by the user at " + string(c.Current)
-		c.Current = CComplete
+		c.Escalation = nil
+		c.abort()
 		a := gates.Outcome{Changed: true, Context: "orch-hook: the user aborted the coordinate workflow; nothing is gated any more."}
 		a.Log(gates.Record{Type: gates.RecDecision, Reason: "abort"})
 		return a
 	}
 	return o
+}
+
+// abort ends the workflow where it is, at the user's word.
+func (c *Workflow) abort() {
+	if !slices.Contains(c.Completed, c.Current) {
+		c.Completed = append(c.Completed, c.Current)
+	}
+	c.Outcome = "aborted by the user at " + string(c.Current)
+	c.Current = CComplete
+	c.Failures = nil
 }

@@ -37,13 +37,19 @@ type Workflow struct {
 	Scale *Scale `json:"plan_scale,omitempty"`
 	// ContextReduction and TimeSavings are the supervisors' measured
 	// effects, as shown by status.
-	ContextReduction string      `json:"context_reduction,omitempty"`
-	TimeSavings      string      `json:"time_savings,omitempty"`
-	Retries          int         `json:"retries"`
-	LastError        string      `json:"last_error,omitempty"`
-	FailedState      gates.State `json:"failed_state,omitempty"`
-	Outcome          string      `json:"outcome,omitempty"` // how it ended
-	Nudged           []string    `json:"nudged,omitempty"`
+	ContextReduction string `json:"context_reduction,omitempty"`
+	TimeSavings      string `json:"time_savings,omitempty"`
+	Retries          int    `json:"retries"`
+	// Failures are the failed launches of the current state: what
+	// retries are counted against (gates.MaxRetries); Escalation is open
+	// once one work failed past them (failures.go).
+	Failures    *gates.Failures `json:"failures,omitempty"`
+	Escalation  *Escalation     `json:"escalation,omitempty"`
+	KnownIssues []string        `json:"known_issues,omitempty"`
+	LastError   string          `json:"last_error,omitempty"`
+	FailedState gates.State     `json:"failed_state,omitempty"`
+	Outcome     string          `json:"outcome,omitempty"` // how it ended
+	Nudged      []string        `json:"nudged,omitempty"`
 	// Kept are nudged agents' reports, read with their next message.
 	Kept       []gates.KeptReport `json:"kept_reports,omitempty"`
 	StopBlocks int                `json:"stop_blocks"`

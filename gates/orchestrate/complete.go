@@ -68,18 +68,19 @@ func (w *Workflow) takePending(agentID string) *PendingStop {
 }
 
 // agentFailed closes a launch whose Agent call failed.
-func (w *Workflow) agentFailed(c *gates.Call) gates.Outcome {
+func (w *Workflow) agentFailed(c *gates.Call, env *Env) gates.Outcome {
 	l := w.launchByTool(c.ToolUseID)
 	if l == nil || l.Status != gates.Running {
 		return gates.Outcome{}
 	}
-	l.Status = gates.Failed
+	l.Status, l.Ended = gates.Failed, env.Now
 	if l.Task > 0 && w.Tasks[l.Task] != nil && w.Tasks[l.Task].Status == gates.Running {
 		w.Tasks[l.Task].Status = ""
 	}
-	line := fmt.Sprintf("%s %s launch of %s failed (%s); relaunch it.", w.stepTag(), w.Current, l.Agent, shorten.Runes(shorten.OneLine(c.Failure), 120))
-	o := gates.Outcome{Changed: true, Context: line}
-	o.Log(gates.Record{Type: gates.RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: "failed: " + shorten.Runes(shorten.OneLine(c.Failure), 200)})
+	why := "launch failed (" + shorten.Runes(shorten.OneLine(gates.OrText(c.Failure, "no reason given")), 120) + ")"
+	o := gates.Outcome{Changed: true}
+	o.Log(gates.Record{Type: gates.RecComplete, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: "failed (transient): " + shorten.Runes(shorten.OneLine(c.Failure), 200)})
+	o.Context = w.failed(l, gates.Transient, why, env, &o)
 	return o
 }
 
@@ -247,9 +248,9 @@ func (w *Workflow) finish(l *Launch, result, status string, env *Env, o *gates.O
 		if l.Task > 0 && w.Tasks[l.Task] != nil && w.Tasks[l.Task].Status == gates.Running {
 			w.Tasks[l.Task].Status = ""
 		}
-		line := fmt.Sprintf("%s %s %s returned without its result line (%s): nothing advanced; you may relaunch it.", w.stepTag(), w.Current, l.Agent, strings.Join(OwedLines(l.Job), " | "))
-		w.notify(l, line, o)
-		o.Log(gates.Record{Type: gates.RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: "unrecognized: no result line"})
+		o.Log(gates.Record{Type: gates.RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Task: l.Task, Phase: l.Phase, Reason: "unrecognized (permanent): no result line"})
+		why := fmt.Sprintf("returned without its result line (%s): nothing advanced", strings.Join(OwedLines(l.Job), " | "))
+		w.notify(l, w.failed(l, gates.Permanent, why, env, o), o)
 	}
 }
 
@@ -286,7 +287,7 @@ func (w *Workflow) complete(l *Launch, text, prior string, env *Env, o *gates.Ou
 			line = "[STEP 1] Discovery complete -> 0b | relaunch requirements-analyst with the findings"
 		}
 	case JobPlan:
-		line = w.planned(env)
+		line = w.planned(l, env, o)
 		if w.Current == S3 {
 			// The user sees the plan as orch-hook read it, so a misreading
 			// shows before the approval; so does the orchestrator.
@@ -428,13 +429,14 @@ func (w *Workflow) clarified(result, text string, env *Env, o *gates.Outcome) st
 }
 
 // planned: the task-planner returned in 2; the plan must validate.
-func (w *Workflow) planned(env *Env) string {
+func (w *Workflow) planned(l *Launch, env *Env, o *gates.Outcome) string {
 	p, err := env.plan()
 	if err == nil {
 		err = w.checkTicks(p)
 	}
 	if err != nil {
-		return fmt.Sprintf("[STEP 2] task-planner returned, but the plan does not validate: %v. Relaunch task-planner to fix it.", err)
+		// A wrong result: counted as a permanent failure of the planner.
+		return fmt.Sprintf("[STEP 2] task-planner returned, but the plan does not validate: %v. Relaunch task-planner to fix it.\n%s", err, w.failed(l, gates.Permanent, "returned a plan that does not validate ("+shorten.Runes(err.Error(), 200)+")", env, o))
 	}
 	if _, ferr := w.fire(OnPlanReturned, env); ferr != nil {
 		return fmt.Sprintf("[STEP 2] %v", ferr)

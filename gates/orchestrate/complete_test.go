@@ -76,7 +76,7 @@ func TestNotificationWithoutSubagentStop(t *testing.T) {
 	// A notification of a failed agent closes it; it may be relaunched.
 	r3 := h.launch(Implementer, implPrompt(3))
 	o = h.do(notification(r3.agentID, r3.toolUse, "failed", "crashed"))
-	wantContext(t, o, "code-implementer ended with status \"failed\"; relaunch it.")
+	wantContext(t, o, "code-implementer (Task 03) ended with status \"failed\"; relaunch it (retry 1/2, a transient failure).")
 	if l := h.w.launchByTool(r3.toolUse); l.Status != gates.Failed {
 		t.Errorf("launch %+v", l)
 	}
@@ -170,7 +170,7 @@ func TestMissingResultLineBlockedOnce(t *testing.T) {
 			if h.w.FixIterations != 0 {
 				t.Errorf("an unrecognized report counted as a FAIL")
 			}
-			wantContext(t, o, "[PHASE 1 | Tasks 01-03] 4b code-quality returned without its result line (PHASE GATE STATUS: PASS | PHASE GATE STATUS: FAIL): nothing advanced; you may relaunch it.")
+			wantContext(t, o, "[PHASE 1 | Tasks 01-03] 4b code-quality returned without its result line (PHASE GATE STATUS: PASS | PHASE GATE STATUS: FAIL): nothing advanced; relaunch it (retry 1/2, a permanent failure).")
 			if l := h.w.launchByTool(r.toolUse); l.Status != gates.Unrecognized {
 				t.Errorf("launch %+v", l)
 			}

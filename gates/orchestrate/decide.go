@@ -96,7 +96,7 @@ func Decide(w *Workflow, c *gates.Call, env *Env) gates.Outcome {
 		}
 	case gates.PostToolUseFailure:
 		if c.Tool == "Agent" || c.Tool == "Task" {
-			return w.agentFailed(c)
+			return w.agentFailed(c, env)
 		}
 		if o, ok := gates.SandboxRefusal(c); ok {
 			return o

@@ -15,14 +15,15 @@ type decideRow struct {
 	from    gates.State
 	on      gates.Trigger
 	to      gates.State
+	guard   string // tells apart rows of the same from, trigger and to
 	ok      func(t *testing.T)
 	refused func(t *testing.T)
 }
 
-func findRow(t *testing.T, from gates.State, on gates.Trigger, to gates.State) gates.Transition {
+func findRow(t *testing.T, from gates.State, on gates.Trigger, to gates.State, guard ...string) gates.Transition {
 	t.Helper()
 	for _, tr := range Transitions {
-		if tr.From == from && tr.On == on && tr.To == to {
+		if tr.From == from && tr.On == on && tr.To == to && (len(guard) == 0 || guard[0] == "" || tr.Guard == guard[0]) {
 			return tr
 		}
 	}
@@ -655,9 +656,12 @@ func fiveBFailures(t *testing.T, extra int) *harness {
 func TestRowsThroughDecide(t *testing.T) {
 	covered := map[gates.Transition]bool{}
 	for _, r := range decideRows {
-		tr := findRow(t, r.from, r.on, r.to)
+		tr := findRow(t, r.from, r.on, r.to, r.guard)
 		covered[tr] = true
 		name := fmt.Sprintf("%s -[%s]-> %s", gates.OrText(string(r.from), "(none)"), r.on, r.to)
+		if r.guard != "" {
+			name += " (" + r.guard + ")"
+		}
 		t.Run(name, r.ok)
 		if r.refused != nil {
 			t.Run(name+"/refused", r.refused)

@@ -379,7 +379,7 @@ func TestImplementationParallelRules(t *testing.T) {
 		h := driveTo(t, S4a)
 		r := h.start(Implementer, implPrompt(1))
 		o := h.do(postFailure(r.toolUse, "Agent type 'orch-hook:code-implementer' not found"))
-		wantContext(t, o, "[PHASE 1 | Tasks 01-03] 4a launch of code-implementer failed (Agent type 'orch-hook:code-implementer' not found); relaunch it.")
+		wantContext(t, o, "[PHASE 1 | Tasks 01-03] 4a code-implementer (Task 01) launch failed (Agent type 'orch-hook:code-implementer' not found); relaunch it (retry 1/2, a transient failure).")
 		if l := h.w.launchByTool(r.toolUse); l.Status != gates.Failed {
 			t.Errorf("status %q", l.Status)
 		}

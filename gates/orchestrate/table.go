@@ -26,7 +26,7 @@ const (
 
 // TableVersion stamps the compiled table stored in checkpoints. Bump it
 // whenever Transitions changes.
-const TableVersion = 2
+const TableVersion = 3
 
 // Triggers: what makes a transition fire.
 const (
@@ -59,7 +59,7 @@ const (
 // Transitions is the orchestrate workflow's state machine (README, "The
 // orchestrate workflow"), with the open questions decided as README, "The
 // rules in detail" says.
-var Transitions = withAbort([]gates.Transition{
+var Transitions = withAbort(withAgentEscalation([]gates.Transition{
 	{From: "", To: S0a, On: OnStart},
 
 	{From: S0a, To: S0a, On: OnQuestions, Guard: GuardRoundsLeft},
@@ -107,7 +107,7 @@ var Transitions = withAbort([]gates.Transition{
 	{From: Escalated, To: S4c, On: OnSkip, Guard: GuardFixEscalation},
 	{From: Escalated, To: S4a, On: OnRetry, Guard: GuardFinalEscalation},
 	{From: Escalated, To: S6, On: OnSkip, Guard: GuardFinalEscalation},
-})
+}))
 
 // withAbort adds the abort rows: every state that is neither complete nor
 // aborted can be aborted.

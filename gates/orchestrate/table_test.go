@@ -14,7 +14,32 @@ var allStates = []gates.State{S0a, S1, S0b, S2, S3, S4a, S4b, SF1, SF2, S4c, S5a
 
 var allTriggers = []gates.Trigger{OnStart, OnQuestions, OnClear, OnDiscovery, OnAnswers, OnDiscoveryDone, OnPlanReturned,
 	OnApprove, OnRequestChanges, OnTaskReturned, OnPass, OnFail, OnAnalysis, OnPlanUpdated, OnExtraction,
-	OnFollowUp, OnLightweight, OnPartial, OnFull, OnRetry, OnSkip, OnAbort, OnPhaseAppended, OnTaskBlockedRetry}
+	OnFollowUp, OnLightweight, OnPartial, OnFull, OnRetry, OnSkip, OnAbort, OnPhaseAppended, OnTaskBlockedRetry, OnAgentFailures}
+
+func init() {
+	// The agent escalation's guards (failures.go).
+	guardFixtures[GuardRetriesUsed] = guardFixture{set: func(w *Workflow, f PlanFiles, holds bool) PlanFiles {
+		w.Failures = &gates.Failures{}
+		for i := 0; i < ifElse(holds, gates.MaxRetries+1, gates.MaxRetries); i++ {
+			w.Failures.Record(w.Current, gates.Attempt{Agent: Implementer, Unit: "Task 01", Class: gates.Transient, Error: "died"})
+		}
+		return f
+	}}
+	guardFixtures[GuardAgentPhaseEscalation] = guardFixture{set: func(w *Workflow, f PlanFiles, holds bool) PlanFiles {
+		if holds {
+			w.Escalation = &Escalation{Kind: EscalationAgent, Phase: 1, From: S4a, Agent: Implementer, Unit: "Task 01"}
+		}
+		return f
+	}}
+	for _, s := range AgentStates {
+		guardFixtures[GuardAgentEscalationFrom(s)] = guardFixture{set: func(w *Workflow, f PlanFiles, holds bool) PlanFiles {
+			if holds {
+				w.Escalation = &Escalation{Kind: EscalationAgent, From: s, Agent: Planner}
+			}
+			return f
+		}}
+	}
+}
 
 // guardFixture makes a guard hold or fail on a workflow built at a row's
 // From state. sibling is the To of the row that fires instead when the
@@ -238,10 +263,13 @@ func TestTriggersWithoutRowRefused(t *testing.T) {
 
 func TestTableShape(t *testing.T) {
 	seen := map[[3]string]bool{}
+	rows := map[[4]string]bool{}
 	for _, tr := range Transitions {
 		k := [3]string{string(tr.From), string(tr.On), string(tr.To)}
-		if seen[k] {
-			t.Errorf("row %v appears twice", k)
+		if r := [4]string{k[0], k[1], k[2], tr.Guard}; rows[r] {
+			t.Errorf("row %v appears twice", r)
+		} else {
+			rows[r] = true
 		}
 		seen[k] = true
 		if tr.Guard != "" && guards[tr.Guard] == nil {
@@ -273,21 +301,21 @@ func TestCompiledTable(t *testing.T) {
 		t.Fatal("CompiledTable is not deterministic")
 	}
 	want := map[string]string{
-		S0a:       "0a,1,2,aborted",
-		S1:        "0b,aborted",
-		S0b:       "0b,1,2,aborted",
-		S2:        "3,aborted",
+		S0a:       "0a,1,2,aborted,escalated",
+		S1:        "0b,aborted,escalated",
+		S0b:       "0b,1,2,aborted,escalated",
+		S2:        "3,aborted,escalated",
 		S3:        "2,4a,aborted",
-		S4a:       "4a,4b,aborted",
+		S4a:       "4a,4b,aborted,escalated",
 		S4b:       "4c,F1,aborted,escalated",
-		SF1:       "F2,aborted",
-		SF2:       "4b,aborted",
+		SF1:       "F2,aborted,escalated",
+		SF2:       "4b,aborted,escalated",
 		S4c:       "4a,5a,aborted",
 		S5a:       "4a,5b,6,aborted,escalated",
 		S5b:       "4a,6,aborted,escalated",
-		S6:        "aborted,complete",
+		S6:        "aborted,complete,escalated",
 		S7:        "0a,2,4a,aborted",
-		Escalated: "4a,4c,6,F1,aborted",
+		Escalated: "0a,0b,1,2,4a,4b,4c,5a,5b,6,F1,F2,aborted",
 		Complete:  "7",
 		Aborted:   "",
 	}
@@ -324,7 +352,7 @@ func TestCompiledTable(t *testing.T) {
 }
 
 func TestValidTriggers(t *testing.T) {
-	if got, want := ValidTriggers(S4b), []gates.Trigger{OnFail, OnPass, OnAbort}; !reflect.DeepEqual(got, want) {
+	if got, want := ValidTriggers(S4b), []gates.Trigger{OnFail, OnPass, OnAgentFailures, OnAbort}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ValidTriggers(4b) = %v, want %v", got, want)
 	}
 	if got := ValidTriggers(Aborted); len(got) != 0 {

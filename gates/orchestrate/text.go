@@ -142,6 +142,9 @@ func (w *Workflow) Next(env *Env) string {
 		}
 		return "launch task-planner for SUCCESS_EXTRACTION"
 	case Escalated:
+		if e := w.Escalation; e != nil && e.Kind == EscalationAgent {
+			return "wait for the user: /orch-hook:resolve retry|" + skipOption(e.From) + "abort (see .orchestrator/ESCALATION.md)"
+		}
 		return "wait for the user: /orch-hook:resolve retry|skip|abort (see .orchestrator/ESCALATION.md)"
 	case Complete:
 		return "nothing; the workflow is complete (a follow-up the user asks for reopens it: the orch-hook:follow-up skill)"
@@ -269,41 +272,105 @@ type FailureEntry struct {
 }
 
 // EscalationMarkdown renders .orchestrator/ESCALATION.md (README, "First
-// run"; "Escalation" in "The rules in detail").
+// run"; "Escalation" in "The rules in detail") in seed 002's five parts:
+// what failed, what was expected, what was found, what to do next, and
+// the commands that show more.
 func (w *Workflow) EscalationMarkdown(history []FailureEntry) string {
 	var b strings.Builder
 	kind := "fix"
 	limit, used := MaxFixIterations, w.FixIterations
-	if w.Escalation != nil && w.Escalation.Kind == EscalationFinal {
-		kind = "final"
+	if w.Escalation != nil {
+		kind = w.Escalation.Kind
+	}
+	if kind == EscalationFinal {
 		limit, used = MaxFinalFailures, w.FinalFailures
 	}
 	b.WriteString("## Escalation Required\n\n")
-	if kind == "fix" {
-		fmt.Fprintf(&b, "**Phase**: %d\n", w.Phase)
-		fmt.Fprintf(&b, "**Tasks**: %s\n", taskList(phaseNumbers(w.Plan.Phase(w.Phase))))
-	} else {
-		fmt.Fprintf(&b, "**Phase**: final validation (%s)\n", w.FinalFrom)
-		fmt.Fprintf(&b, "**Tasks**: all phases\n")
-	}
-	fmt.Fprintf(&b, "**Iteration**: %d/%d (maximum reached)\n\n", used, limit)
-	b.WriteString("### Failure History\n| Iteration | Failure | Fix Attempted | Result |\n|-----------|---------|---------------|--------|\n")
-	for _, h := range history {
-		fmt.Fprintf(&b, "| %d | %s | %s | FAIL |\n", h.Iteration, cell(h.Failure), cell(gates.OrText(h.Fix, "-")))
-	}
-	b.WriteString("\n### Root Cause Analysis\n")
-	if w.LastAnalysis != "" && kind == "fix" {
-		b.WriteString(strings.TrimSpace(w.LastAnalysis) + "\n")
-	} else {
-		b.WriteString("No FAILURE_ANALYSIS covered this failure; see the failure history above and `orch-hook log`.\n")
+	switch kind {
+	case EscalationAgent:
+		e := w.Escalation
+		what := gates.Attempt{Agent: e.Agent, Unit: e.Unit}.What()
+		fmt.Fprintf(&b, "**What failed**: %s, %d times at step %s (the limit is %d retries of one work in one step)\n", what, len(e.Attempts), e.From, gates.MaxRetries)
+		fmt.Fprintf(&b, "**Expected**: %s\n", expectedOf(e.Agent, w.launchJob(e)))
+		if len(e.Attempts) > 0 {
+			last := e.Attempts[len(e.Attempts)-1]
+			fmt.Fprintf(&b, "**Found**: %s (%s)\n", last.Error, last.Class)
+		}
+		if w.Phase > 0 && contains(phaseWork, e.From) {
+			fmt.Fprintf(&b, "**Phase**: %d\n", w.Phase)
+		}
+		fmt.Fprintf(&b, "**Iteration**: %d/%d (maximum reached)\n\n", len(e.Attempts), gates.MaxRetries+1)
+		b.WriteString("### Failure History\n| Attempt | Class | Failure | Time |\n|---------|-------|---------|------|\n")
+		for i, a := range e.Attempts {
+			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, a.Class, cell(a.Error), a.Time.UTC().Format("15:04:05"))
+		}
+		b.WriteString("\nA transient failure is one where the agent did not finish (its Agent call failed); a permanent one, where it finished but verification closed its launch.\n")
+	default:
+		if kind == EscalationFix {
+			fmt.Fprintf(&b, "**What failed**: the quality gate of phase %d, %d times (the limit is %d fix iterations)\n", w.Phase, used, limit)
+			b.WriteString("**Expected**: `PHASE GATE STATUS: PASS` from code-quality after a fix\n")
+		} else {
+			fmt.Fprintf(&b, "**What failed**: final validation (%s), %d times (the limit is %d)\n", w.FinalFrom, used, limit)
+			b.WriteString("**Expected**: `PHASE GATE STATUS: PASS` (5a) and `UX/DX STATUS: PASS` (5b)\n")
+		}
+		if len(history) > 0 {
+			fmt.Fprintf(&b, "**Found**: %s\n", cell(history[len(history)-1].Failure))
+		}
+		if kind == EscalationFix {
+			fmt.Fprintf(&b, "**Phase**: %d\n", w.Phase)
+			fmt.Fprintf(&b, "**Tasks**: %s\n", taskList(phaseNumbers(w.Plan.Phase(w.Phase))))
+		} else {
+			fmt.Fprintf(&b, "**Phase**: final validation (%s)\n", w.FinalFrom)
+			fmt.Fprintf(&b, "**Tasks**: all phases\n")
+		}
+		fmt.Fprintf(&b, "**Iteration**: %d/%d (maximum reached)\n\n", used, limit)
+		b.WriteString("### Failure History\n| Iteration | Failure | Fix Attempted | Result |\n|-----------|---------|---------------|--------|\n")
+		for _, h := range history {
+			fmt.Fprintf(&b, "| %d | %s | %s | FAIL |\n", h.Iteration, cell(h.Failure), cell(gates.OrText(h.Fix, "-")))
+		}
+		b.WriteString("\n### Root Cause Analysis\n")
+		if w.LastAnalysis != "" && kind == EscalationFix {
+			b.WriteString(strings.TrimSpace(w.LastAnalysis) + "\n")
+		} else {
+			b.WriteString("No FAILURE_ANALYSIS covered this failure; see the failure history above and `orch-hook log`.\n")
+		}
 	}
 	b.WriteString("\n### Options\n")
 	for i, o := range w.escalationOptions(kind, history) {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, o)
 	}
-	b.WriteString("\n")
+	b.WriteString("\n### More\n")
+	b.WriteString("- `orch-hook status`: where the workflow stands, its counters and its failures\n")
+	b.WriteString("- `orch-hook log --type agent_complete --type error`: every completion (and failure) and every error, in order\n")
+	b.WriteString("- `orch-hook explain`: why the last refused call was refused\n\n")
 	b.WriteString("**User decision required to proceed.**\n")
 	return b.String()
+}
+
+// launchJob is the job of the escalated work's last launch.
+func (w *Workflow) launchJob(e *Escalation) string {
+	for i := len(w.Launches) - 1; i >= 0; i-- {
+		if l := w.Launches[i]; l.Agent == e.Agent && l.State == e.From {
+			return l.Job
+		}
+	}
+	return ""
+}
+
+// expectedOf says what an agent of a job owes: its result lines.
+func expectedOf(agent, job string) string {
+	if job == JobPlan {
+		return agent + " writes a plan that validates: " + TasksDir + "/" + MasterPlan + " and a task file per task"
+	}
+	lines := OwedLines(job)
+	if len(lines) == 0 {
+		return agent + " returns its report"
+	}
+	quoted := make([]string, len(lines))
+	for i, l := range lines {
+		quoted[i] = "`" + l + "`"
+	}
+	return agent + " ends its report with one of " + strings.Join(quoted, ", ")
 }
 
 func cell(s string) string {
@@ -363,6 +430,32 @@ func FollowUp(w *Workflow, kind, request string, env *Env) (gates.Outcome, error
 // fresh count, skip as a known issue, abort).
 func (w *Workflow) escalationOptions(kind string, history []FailureEntry) []string {
 	var retry, skip string
+	total := 0
+	if w.Plan != nil {
+		for _, ph := range w.Plan.Phases {
+			total += len(ph.Tasks)
+		}
+	}
+	abort := fmt.Sprintf("`/orch-hook:resolve abort`: end the workflow here (%d of %d tasks done). Nothing is reverted: the code stays as it is, and nothing is gated afterwards.", len(w.DoneTasks), total)
+	if kind == EscalationAgent {
+		e := w.Escalation
+		what := gates.Attempt{Agent: e.Agent, Unit: e.Unit}.What()
+		retry = fmt.Sprintf("`/orch-hook:resolve retry`: back to step %s with %s's failure count reset (up to %d more tries). Costs %s again", e.From, what, gates.MaxRetries+1, what)
+		if allOf(e.Attempts, gates.Permanent) {
+			retry += "; every failure was permanent (it finished, but without what it owes): unless its prompt or the task changes, it is likely to fail the same way."
+		} else {
+			retry += "; a transient failure (the agent did not finish) may pass on a retry."
+		}
+		if !contains(phaseWork, e.From) {
+			return []string{retry, abort}
+		}
+		skip = fmt.Sprintf("`/orch-hook:resolve skip`: mark phase %d's tasks done as \"skipped: known issue\" and go on with the plan. The work stays undone", w.Phase)
+		if deps := w.dependentsOf(w.Phase); len(deps) > 0 {
+			skip += "; later tasks build on this phase: " + strings.Join(deps, ", ")
+		}
+		skip += "; final validation (5a) will judge the code without it."
+		return []string{retry, skip, abort}
+	}
 	if kind == "fix" {
 		retry = fmt.Sprintf("`/orch-hook:resolve retry`: reset the fix iterations to 0 and run FAILURE_ANALYSIS again (F1). Costs up to %d more fix cycles (analysis, fixes, quality gate).", MaxFixIterations)
 		if same := sameFailures(history); same != "" {
@@ -377,12 +470,17 @@ func (w *Workflow) escalationOptions(kind string, history []FailureEntry) []stri
 		retry = fmt.Sprintf("`/orch-hook:resolve retry`: reset the final-validation failures to 0; append another fix phase and validate again. Costs a phase of work and up to %d more validations.", MaxFinalFailures)
 		skip = "`/orch-hook:resolve skip`: go on to phase 6 with the failure recorded as a known issue; the workflow completes with it."
 	}
-	total := 0
-	for _, ph := range w.Plan.Phases {
-		total += len(ph.Tasks)
-	}
-	abort := fmt.Sprintf("`/orch-hook:resolve abort`: end the workflow here (%d of %d tasks done). Nothing is reverted: the code stays as it is, and nothing is gated afterwards.", len(w.DoneTasks), total)
 	return []string{retry, skip, abort}
+}
+
+// allOf reports whether every attempt is of class.
+func allOf(attempts []gates.Attempt, class string) bool {
+	for _, a := range attempts {
+		if a.Class != class {
+			return false
+		}
+	}
+	return len(attempts) > 0
 }
 
 // sameFailures is the failure every entry of history shares ("" when they

@@ -151,8 +151,8 @@ func (w *Workflow) notification(c *gates.Call, env *Env) gates.Outcome {
 				w.Tasks[l.Task].Status = ""
 			}
 			o.Changed = true
-			o.Context = fmt.Sprintf("%s %s %s ended with status %q; relaunch it.", w.stepTag(), w.Current, l.Agent, status)
-			o.Log(gates.Record{Type: gates.RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "ended: " + status})
+			o.Log(gates.Record{Type: gates.RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "ended (transient): " + status})
+			o.Context = w.failed(l, gates.Transient, fmt.Sprintf("ended with status %q", shorten.Runes(status, 40)), env, &o)
 			return o
 		}
 		l.Background = false // deliver the line now
@@ -359,7 +359,10 @@ func (w *Workflow) resolve(args string, env *Env) gates.Outcome {
 			return w.block(fmt.Sprintf("retry is refused by the workflow's table: %v.", err))
 		}
 		w.WaitingOn = ""
-		if kind == EscalationFix {
+		if kind == EscalationAgent {
+			e := w.Escalation
+			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> %s | the failure count of %s is reset (0/%d): relaunch it. Next: %s", w.Current, gates.Attempt{Agent: e.Agent, Unit: e.Unit}.What(), gates.MaxRetries, w.Next(env))
+		} else if kind == EscalationFix {
 			w.FixIterations = 0
 			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> F1 | fix iterations reset to 0/%d: launch task-planner for FAILURE_ANALYSIS of %s", MaxFixIterations, taskList(w.FailingTasks))
 		} else {
@@ -368,7 +371,11 @@ func (w *Workflow) resolve(args string, env *Env) gates.Outcome {
 			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> 4a | final-validation failures reset to 0/%d: append a fix phase to MASTER_PLAN.md, then implement it", MaxFinalFailures)
 		}
 	case "skip":
-		if kind == EscalationFix {
+		if kind == EscalationAgent && !contains(phaseWork, w.Escalation.From) {
+			return w.block(fmt.Sprintf("skip is not possible for a failure at step %s: the steps after it need what it produces. Use /orch-hook:resolve retry or abort.", w.Escalation.From))
+		}
+		phaseSkip := kind == EscalationFix || kind == EscalationAgent
+		if phaseSkip {
 			if refused, bad := w.skipDrift(env); bad {
 				return refused
 			}
@@ -377,7 +384,7 @@ func (w *Workflow) resolve(args string, env *Env) gates.Outcome {
 			return w.block(fmt.Sprintf("skip is refused by the workflow's table: %v.", err))
 		}
 		w.WaitingOn = ""
-		if kind == EscalationFix {
+		if phaseSkip {
 			p := ParsePlan(env.files())
 			text := p.MarkSkipped(w.Phase)
 			o.Files = map[string]string{TasksDir + "/" + MasterPlan: text}
@@ -391,7 +398,12 @@ func (w *Workflow) resolve(args string, env *Env) gates.Outcome {
 				w.PlanHashes = map[string]string{}
 			}
 			w.PlanHashes[MasterPlan] = hashContent([]byte(text))
-			w.KnownIssues = append(w.KnownIssues, fmt.Sprintf("phase %d (%s) skipped after %d failed fix iterations", w.Phase, taskList(w.FailingTasks), MaxFixIterations))
+			issue := fmt.Sprintf("phase %d (%s) skipped after %d failed fix iterations", w.Phase, taskList(w.FailingTasks), MaxFixIterations)
+			if kind == EscalationAgent {
+				e := w.Escalation
+				issue = fmt.Sprintf("phase %d skipped after %s failed %d times at step %s", w.Phase, gates.Attempt{Agent: e.Agent, Unit: e.Unit}.What(), len(e.Attempts), e.From)
+			}
+			w.KnownIssues = append(w.KnownIssues, issue)
 			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] skip -> 4c | phase %d's tasks marked [x] (skipped: known issue)", w.Phase)
 			w.advance4c(env, &o)
 			if o.Context != "" && !strings.HasPrefix(o.Context, "orch-hook:") {

@@ -115,8 +115,11 @@ type Workflow struct {
 	// message: an answer that adds only the missing line completes them.
 	Kept []gates.KeptReport `json:"kept_reports,omitempty"`
 
-	Escalation  *Escalation `json:"escalation,omitempty"`
-	KnownIssues []string    `json:"known_issues,omitempty"`
+	Escalation *Escalation `json:"escalation,omitempty"`
+	// Failures are the failed launches of the current step: what retries
+	// are counted against (gates.MaxRetries).
+	Failures    *gates.Failures `json:"failures,omitempty"`
+	KnownIssues []string        `json:"known_issues,omitempty"`
 	// LastAnalysis is the last FAILURE_ANALYSIS text (root cause for
 	// ESCALATION.md), clipped.
 	LastAnalysis string `json:"last_analysis,omitempty"`
@@ -181,15 +184,21 @@ type PendingStop struct {
 
 // Escalation is an open escalation to the user.
 type Escalation struct {
-	Kind  string      `json:"kind"` // "fix" (4b) or "final" (5a/5b)
+	Kind  string      `json:"kind"` // "fix" (4b), "final" (5a/5b) or "agent"
 	Phase int         `json:"phase,omitempty"`
 	From  gates.State `json:"from"`
+	// An agent escalation's work and its failures in the step, oldest
+	// first (README, "Failures and retries").
+	Agent    string          `json:"agent,omitempty"`
+	Unit     string          `json:"unit,omitempty"`
+	Attempts []gates.Attempt `json:"attempts,omitempty"`
 }
 
 // Escalation kinds.
 const (
 	EscalationFix   = "fix"
 	EscalationFinal = "final"
+	EscalationAgent = "agent" // a work failed 3 times in one step
 )
 
 // DecodeWorkflow reads the workflow section; empty input gives a fresh one.
@@ -282,6 +291,9 @@ func (w *Workflow) moveTo(to gates.State) {
 	if w.Current != "" && w.Current != to && !contains(w.Completed, w.Current) {
 		w.Completed = append(w.Completed, w.Current)
 	}
+	if w.Current != to {
+		w.Failures = nil // the step is left: its failures no longer count
+	}
 	w.Current = to
 	w.StopBlocks = 0
 }
@@ -299,7 +311,7 @@ type orch struct {
 // orchestrate is the orchestrate workflow's machine.
 var orchestrate = &gates.Machine[orch]{Rows: Transitions, Guards: guards}
 
-var guards = map[string]func(orch) bool{
+var guards = withAgentGuards(map[string]func(orch) bool{
 	GuardRoundsLeft:        func(o orch) bool { return o.w.Rounds < MaxRounds },
 	GuardRoundsUsed:        func(o orch) bool { return o.w.Rounds >= MaxRounds },
 	GuardDiscoveryReturned: func(o orch) bool { return o.w.discoveryReturned() },
@@ -327,7 +339,7 @@ var guards = map[string]func(orch) bool{
 	GuardFinalUsed:       func(o orch) bool { return o.w.FinalFailures >= MaxFinalFailures },
 	GuardFixEscalation:   func(o orch) bool { return o.w.Escalation != nil && o.w.Escalation.Kind == EscalationFix },
 	GuardFinalEscalation: func(o orch) bool { return o.w.Escalation != nil && o.w.Escalation.Kind == EscalationFinal },
-}
+})
 
 func (w *Workflow) discoveryReturned() bool {
 	var r, e bool
@@ -389,13 +401,20 @@ func (w *Workflow) uxRequired() bool {
 // ErrorState is the checkpoint's error_state while an escalation is open
 // (seed 000): what failed, at which step, and how many tries it had; ok is
 // false when none is open (error_state is then cleared).
-func (w *Workflow) ErrorState() (lastError string, failed gates.State, retries int, ok bool) {
+func (w *Workflow) ErrorState() (lastError string, failed gates.State, retries int, class string, ok bool) {
 	e := w.Escalation
 	if e == nil {
-		return "", "", 0, false
+		if a, ok := w.Failures.Last(w.Current); ok {
+			return a.What() + ": " + a.Error, w.Current, w.Failures.Count(a.Agent, a.Unit), a.Class, true
+		}
+		return "", "", 0, "", false
+	}
+	if e.Kind == EscalationAgent && len(e.Attempts) > 0 {
+		a := e.Attempts[len(e.Attempts)-1]
+		return a.What() + ": " + a.Error, e.From, len(e.Attempts), a.Class, true
 	}
 	if e.Kind == EscalationFinal {
-		return fmt.Sprintf("final validation failed %d times (limit %d)", w.FinalFailures, MaxFinalFailures), e.From, w.FinalFailures, true
+		return fmt.Sprintf("final validation failed %d times (limit %d)", w.FinalFailures, MaxFinalFailures), e.From, w.FinalFailures, "", true
 	}
-	return fmt.Sprintf("the quality gate of phase %d failed %d times (limit %d fix iterations)", e.Phase, w.FixIterations, MaxFixIterations), e.From, w.FixIterations, true
+	return fmt.Sprintf("the quality gate of phase %d failed %d times (limit %d fix iterations)", e.Phase, w.FixIterations, MaxFixIterations), e.From, w.FixIterations, "", true
 }

@@ -54,10 +54,10 @@ func saveCoord(cp *state.Checkpoint, c *coordinate.Workflow) error {
 		}
 		cp.SupervisorState[key] = raw
 	}
-	if c.LastError != "" {
-		last, failed := c.LastError, string(c.FailedState)
-		cp.ErrorState.LastError, cp.ErrorState.FailedState = &last, &failed
-		cp.ErrorState.RetryCount = c.Retries
+	cp.ErrorState = state.ErrorState{}
+	if last, failed, retries, class, ok := c.ErrorState(); ok {
+		from := string(failed)
+		cp.ErrorState = state.ErrorState{LastError: &last, RetryCount: retries, FailedState: &from, Classification: class}
 	}
 	if cp.PhaseData == nil {
 		cp.PhaseData = map[string]json.RawMessage{}
@@ -120,6 +120,14 @@ func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.
 		d := &decision{out: coordinate.Decide(c, call, coordEnv(env, store))}
 		d.events = func() []state.Event { return toEvents(d.out.Records, call, &orchestrate.Workflow{}) }
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
+			for rel, content := range d.out.Files {
+				// ESCALATION.md (failures.go): the only file a coordinate
+				// decision writes.
+				if err := state.WriteProjectFile(store.Root, rel, content); err != nil {
+					return nil, fmt.Errorf("writing %s: %w", rel, err)
+				}
+				d.out.Context += "\n\norch-hook: wrote " + rel + " (tell the user; they decide with /orch-hook:resolve)."
+			}
 			return events, saveCoord(cp, c)
 		}
 		return d, nil

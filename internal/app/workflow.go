@@ -56,9 +56,9 @@ func saveWorkflow(cp *state.Checkpoint, w *orchestrate.Workflow) error {
 	cp.StateMachine.TransitionTable = maps.Clone(compiledTable())
 	cp.StateMachine.TableVersion = orchestrate.TableVersion
 	cp.ErrorState = state.ErrorState{}
-	if last, failed, retries, ok := w.ErrorState(); ok {
+	if last, failed, retries, class, ok := w.ErrorState(); ok {
 		from := string(failed)
-		cp.ErrorState = state.ErrorState{LastError: &last, RetryCount: retries, FailedState: &from}
+		cp.ErrorState = state.ErrorState{LastError: &last, RetryCount: retries, FailedState: &from, Classification: class}
 	}
 	return nil
 }

@@ -45,8 +45,11 @@ type Report struct {
 	Recent      *RecentInfo              `json:"recent,omitempty"`
 	Health      *HealthInfo              `json:"health,omitempty"`
 	Escalation  *orchestrate.Escalation  `json:"escalation,omitempty"`
-	Coordinate  *CoordinateInfo          `json:"coordinate,omitempty"`
-	KnownIssues []string                 `json:"known_issues,omitempty"`
+	// Failures are the failed launches of the current state, counted
+	// against the retry limit (README, "Failures and retries").
+	Failures    []gates.Attempt `json:"failures,omitempty"`
+	Coordinate  *CoordinateInfo `json:"coordinate,omitempty"`
+	KnownIssues []string        `json:"known_issues,omitempty"`
 	// Protection: whether Claude Code's sandbox keeps the model's Bash off
 	// the state (set by the caller, which knows the environment).
 	Protection *install.Protection `json:"protection,omitempty"`
@@ -91,6 +94,7 @@ type CoordinateInfo struct {
 	ContextReduction string                                 `json:"context_reduction,omitempty"`
 	TimeSavings      string                                 `json:"time_savings,omitempty"`
 	Supervisors      map[string]*coordinate.SupervisorState `json:"supervisors,omitempty"`
+	Escalation       *coordinate.Escalation                 `json:"escalation,omitempty"`
 }
 
 // PlanInfo is the plan as snapshotted, with each task's state.
@@ -251,6 +255,9 @@ func Build(store *state.Store, now time.Time) (*Report, error) {
 	r.Permissions = w.Permissions(env)
 	r.Escalation = w.Escalation
 	r.KnownIssues = w.KnownIssues
+	if w.Failures != nil && w.Failures.State == w.Current {
+		r.Failures = w.Failures.Attempts
+	}
 	r.Health = health(store, events, r, now)
 	return r, nil
 }
@@ -274,6 +281,11 @@ func coordinateInfo(r *Report, c *coordinate.Workflow, now time.Time) {
 		DebugRetries:    c.Retries, MaxDebugRetries: coordinate.MaxDebugRetries,
 		LastError: c.LastError, FailedState: string(c.FailedState), Outcome: c.Outcome,
 		ContextReduction: c.ContextReduction, TimeSavings: c.TimeSavings, Supervisors: c.Supervisors,
+		Escalation: c.Escalation,
+	}
+	r.KnownIssues = c.KnownIssues
+	if c.Failures != nil && c.Failures.State == c.Current {
+		r.Failures = c.Failures.Attempts
 	}
 	r.Coordinate.Implementation, r.Coordinate.Testing = c.ScaleDecision()
 	r.Counters = []Counter{

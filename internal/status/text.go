@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/gates/coordinate"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
 	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
@@ -111,6 +113,10 @@ func Text(w io.Writer, r *Report, color bool) {
 		if c := r.Coordinate; c != nil {
 			writeCoordinate(w, r, c, s)
 		}
+		writeFailures(w, r, s)
+		for _, k := range r.KnownIssues {
+			fmt.Fprintf(w, "Known issue: %s\n", k)
+		}
 		writeRecent(w, r, s)
 		return
 	}
@@ -207,9 +213,15 @@ func Text(w io.Writer, r *Report, color bool) {
 			}
 		}
 	}
-	if r.Escalation != nil {
-		fmt.Fprintf(w, "%s see .orchestrator/ESCALATION.md; the user decides with /orch-hook:resolve retry|skip|abort\n", s.red("Escalated ("+r.Escalation.Kind+"):"))
+	if e := r.Escalation; e != nil {
+		options := "retry|skip|abort"
+		if e.Kind == orchestrate.EscalationAgent {
+			fmt.Fprintf(w, "%s %s failed %d times at step %s\n", s.red("Escalated (agent):"), gates.Attempt{Agent: e.Agent, Unit: e.Unit}.What(), len(e.Attempts), e.From)
+			options = strings.TrimPrefix(strings.TrimSuffix(r.Next, " (see .orchestrator/ESCALATION.md)"), "wait for the user: /orch-hook:resolve ")
+		}
+		fmt.Fprintf(w, "%s see .orchestrator/ESCALATION.md; the user decides with /orch-hook:resolve %s\n", s.red("Escalated ("+e.Kind+"):"), options)
 	}
+	writeFailures(w, r, s)
 	for _, k := range r.KnownIssues {
 		fmt.Fprintf(w, "Known issue: %s\n", k)
 	}
@@ -225,6 +237,18 @@ func Text(w io.Writer, r *Report, color bool) {
 		for _, warn := range h.Warnings {
 			fmt.Fprintf(w, "  %s %s\n    check: %s\n", s.yellow("warning:"), warn.Message, warn.Check)
 		}
+	}
+}
+
+// writeFailures lists the failed launches of the current state, which
+// retries are counted against.
+func writeFailures(w io.Writer, r *Report, s style) {
+	if len(r.Failures) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Failures in this state (a work's third escalates):\n")
+	for _, a := range r.Failures {
+		fmt.Fprintf(w, "  %s %s (%s): %s\n", s.yellow("✗"), a.What(), a.Class, shorten.Runes(a.Error, 100))
 	}
 }
 
@@ -245,6 +269,9 @@ func writeCoordinate(w io.Writer, r *Report, c *CoordinateInfo, s style) {
 	fmt.Fprintf(w, "Debug retries: %s\n", retries)
 	if c.LastError != "" {
 		fmt.Fprintf(w, "Last error (%s): %s\n", c.FailedState, s.yellow(shorten.Runes(shorten.OneLine(c.LastError), 110)))
+	}
+	if e := c.Escalation; e != nil {
+		fmt.Fprintf(w, "%s %s failed %d times in %s: see .orchestrator/ESCALATION.md; %s\n", s.red("Escalated:"), e.Agent, len(e.Attempts), e.From, r.Next)
 	}
 	keys := make([]string, 0, len(c.Supervisors))
 	for k := range c.Supervisors {
