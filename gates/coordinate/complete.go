@@ -283,7 +283,7 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 				c.recordWorker(l, "", "", env)
 			case gates.LineImplBlocked:
 				l.Status, l.Result = gates.Failed, "BLOCKED"
-				c.recordWorker(l, "", "track blocked: "+shorten.Runes(gates.SummaryOf(text, gates.LineImplComplete, gates.LineImplBlocked), 120), env)
+				c.recordWorker(l, "", blockedPrefix+shorten.Runes(gates.SummaryOf(text, gates.LineImplComplete, gates.LineImplBlocked), 120), env)
 			default:
 				return gates.MissingLineProblem(text, []string{gates.LineImplComplete, gates.LineImplBlocked}), ""
 			}

@@ -317,11 +317,14 @@ type TestCounts struct {
 }
 
 var (
-	reCountFraction = gates.LazyRegexp(`(\d+)\s*/\s*(\d+)(?:\s+(?:tests?\s+)?(?:passed|passing|pass(?:es)?))?`)
+	reCountFraction = gates.LazyRegexp(`(?i)(\d+)\s*/\s*(\d+)(?:\s+(?:tests?\s+)?(?:passed|passing|pass(?:es)?))?`)
 	reCountPassed   = gates.LazyRegexp(`(?i)\b(\d+)\s+(?:tests?\s+)?(?:passed|passing|pass(?:es)?|succeeded|ok)\b`)
-	reCountFailed   = gates.LazyRegexp(`(?i)\b(\d+)\s+(?:tests?\s+)?(?:failed|failing|failures?|fails?|errors?|errored)\b`)
-	reCountTotal    = gates.LazyRegexp(`(?i)\b(\d+)\s+tests?\b`)
-	reCoverage      = gates.LazyRegexp(`(?i)\bcoverage\b[^0-9%()]{0,16}?(\d+(?:\.\d+)?)\s*%|(\d+(?:\.\d+)?)\s*%\s*(?:[a-z]+\s+)?coverage\b`)
+	reCountFailed   = gates.LazyRegexp(`(?i)\b(\d+)\s+(?:tests?\s+)?(?:failed|failing|failures?|fails?)\b`)
+	// reCountErrors: errors are not passes ("38 passed, 2 failed, 1
+	// error" is 3 not passing, as pytest counts them).
+	reCountErrors = gates.LazyRegexp(`(?i)\b(\d+)\s+(?:tests?\s+)?(?:errors?|errored)\b`)
+	reCountTotal  = gates.LazyRegexp(`(?i)\b(\d+)\s+tests?\b`)
+	reCoverage    = gates.LazyRegexp(`(?i)\bcoverage\b[^0-9%()]{0,16}?(\d+(?:\.\d+)?)\s*%|(\d+(?:\.\d+)?)\s*%\s*(?:[a-z]+\s+)?coverage\b`)
 )
 
 // lineOf is the last line of text that reads, alone, as form by the
@@ -381,8 +384,9 @@ func readCoverage(value string) (*float64, string) {
 // ParseExecution reads the execution stage's result line: `TESTS: PASS`
 // or `TESTS: FAIL` by the result-line grammar (ParseTests), with the
 // counts the stage owes in its note: "(42 passed, 0 failed)", "(38/40
-// passed)", "(40 tests, 2 failed)", in any order, and optionally the
-// coverage ("coverage 85%"). Strict about meaning: a count given twice
+// passed)", "(40 tests, 2 failed)", in any order (errors count as
+// failures: "38 passed, 1 failed, 1 error" is 2 failed), and optionally
+// the coverage ("coverage 85%"). Strict about meaning: a count given twice
 // with two values, a FAIL with no failure but passing tests, or counts
 // that cannot be told apart are problems quoting the line, as is a line
 // without counts. line is the line read.
@@ -405,8 +409,8 @@ func ParseExecution(text string) (pass bool, counts TestCounts, line, problem st
 	}
 	counts.Coverage = cov
 	rest = reCoverage.ReplaceAllString(rest, " ")
-	var p, f, t int
-	var hasP, hasF, hasT bool
+	var p, f, e, t int
+	var hasP, hasF, hasE, hasT bool
 	if ms := reCountFraction.FindAllStringSubmatch(rest, -1); len(ms) > 0 {
 		if len(ms) > 1 {
 			return refuse("gives two fractions")
@@ -424,7 +428,7 @@ func ParseExecution(text string) (pass bool, counts TestCounts, line, problem st
 		n    *int
 		has  *bool
 		what string
-	}{{reCountPassed, &p, &hasP, "passed"}, {reCountFailed, &f, &hasF, "failed"}, {reCountTotal, &t, &hasT, "total"}} {
+	}{{reCountPassed, &p, &hasP, "passed"}, {reCountFailed, &f, &hasF, "failed"}, {reCountErrors, &e, &hasE, "error"}, {reCountTotal, &t, &hasT, "total"}} {
 		ms := c.re.FindAllStringSubmatch(rest, -1)
 		n, found, ok := distinctInts(ms)
 		switch {
@@ -436,6 +440,9 @@ func ParseExecution(text string) (pass bool, counts TestCounts, line, problem st
 			*c.n, *c.has = n, true
 		}
 		rest = c.re.ReplaceAllString(rest, " ")
+	}
+	if hasE {
+		f, hasF = f+e, true
 	}
 	switch {
 	case hasP && hasF:

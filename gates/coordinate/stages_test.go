@@ -101,6 +101,7 @@ func TestParseExecution(t *testing.T) {
 		{"## TESTS: PASS (42 tests)", true, 42, 0, nil, ""},
 		{"TESTS: PASS (40 passed; 85% coverage)", true, 40, 0, cov(85), ""},
 		{"The build broke.\nTESTS: FAIL (0 passed, 0 failed)", false, 0, 0, nil, ""},
+		{"TESTS: FAIL (38 PASSED, 1 failed, 1 error, 2 skipped)", false, 38, 2, nil, ""},
 		{"TESTS: PASS (40 passed)\nre-ran after the fix\nTESTS: FAIL (39 passed, 1 failed)", false, 39, 1, nil, ""},
 		// Refused, quoting the line.
 		{"TESTS: PASS", false, 0, 0, nil, `your result line "TESTS: PASS" does not give both the passed and the failed counts; end with the counts in parentheses`},
