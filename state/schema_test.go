@@ -445,13 +445,10 @@ func (p *project) researchFlat(topic, next string) {
 // while each coordinate scope and the orchestrate workflow run, at every
 // change of the state (start, each step, end): the user's typed command
 // starts the workflow, agents are launched, write their artifacts with
-// their Write tool and report, all as hook calls.
-//
-// Left out, as known gaps (README, "State"): an implementation supervisor
-// (orch-hook does not write a completed track's files_modified and
-// metadata, which seed 003 requires) and a testing supervisor (orch-hook
-// does not write seed 003's stages[] yet). Their schemas follow the seed;
-// add their runs here when the writer does.
+// their Write tool and report, all as hook calls. The full-implementation
+// run goes through all three supervisors: research with a failed worker,
+// implementation tracks, and testing stages (a run failing at execution,
+// then one through generation, execution and validation).
 func TestSchemaCheckpointsWritten(t *testing.T) {
 	s := compileSchemas(t)
 
@@ -574,18 +571,54 @@ func TestSchemaCheckpointsWritten(t *testing.T) {
 		p.wantSeen("supervisor_state.research_supervisor aggregated")
 
 		plan := topic + "/plans/001_implement_distributed_cache_microservices_plan.md"
-		p.run("pa", "plan-architect", "Plan the cache", plan, "# Plan: distributed cache\n\n### Phase 1: Cache\ndependencies: []\n",
+		p.run("pa", "plan-architect", "Plan the cache", plan, "# Plan: distributed cache\n\n### Phase 1: Cache\ndependencies: []\n\n### Phase 2: Eviction\ndependencies: [1]\n",
 			"PLAN_CREATED: "+plan, "verified -> implement")
-		p.run("ie", "implementation-executor", "Implement the plan", "", "", "Cache in place.\nIMPLEMENTATION STATUS: COMPLETE", "-> test")
-		p.run("t1", "test-specialist", "Run the tests", "", "", "One test fails.\nTESTS: FAIL", "TESTS: FAIL -> debug")
+
+		// Implementation in two tracks, each worker writing project files.
+		p.hook("pre-agent", "tool_use_id=t-is", "tool_input.subagent_type=orch-hook:implementation-sub-supervisor", "tool_input.run_in_background:=false", "tool_input.prompt=Plan: "+plan)
+		isup := []string{"agent_id=sup-i", "agent_type=orch-hook:implementation-sub-supervisor"}
+		for i, track := range []struct{ name, file string }{{"Cache", "src/cache.go"}, {"Eviction", "src/evict.go"}} {
+			n := fmt.Sprint(i + 1)
+			p.hook("pre-agent", append(isup, "tool_use_id=i-"+n, "tool_input.subagent_type=orch-hook:implementation-executor", "tool_input.run_in_background:=false", "tool_input.prompt=Track "+n+": "+track.name)...)
+			p.agentWrite("a-i"+n, "implementation-executor", track.file, "package cache\n")
+			p.hook("subagent-stop", "agent_id=a-i"+n, "agent_type=orch-hook:implementation-executor", "last_assistant_message=Changed "+track.file+".\nIMPLEMENTATION STATUS: COMPLETE")
+			p.hook("post-agent-fg", append(isup, "tool_use_id=i-"+n, "tool_response.agentId=a-i"+n, "tool_response.totalDurationMs:=20000")...)
+		}
+		p.wantSeen("supervisor_state.implementation_supervisor before aggregation")
+		p.hook("subagent-stop", append(isup, "last_assistant_message="+supervisorComplete(map[string]any{
+			"supervisor_id": "implementation_sub_supervisor_20261124_100000", "tracks_completed": 2, "files_modified": 2, "total_lines": 40,
+			"summary": "Track 1 added the cache, track 2 its eviction.", "total_duration_ms": 40000, "sequential_duration_ms": 40000,
+		}))...)
+		p.expect("-> test", "post-agent-fg", "tool_use_id=t-is", "tool_response.agentId=sup-i")
+		p.wantSeen("supervisor_state.implementation_supervisor aggregated")
+
+		// Testing through its stages: the first run fails at execution.
+		p.testingRun("1", []string{"Stage: generation", "Stage: execution"}, map[string]string{
+			"Stage: generation": "TESTS_CREATED: 6 in tests/cache_test.go",
+			"Stage: execution":  "Two fail.\nTESTS: FAIL (4 passed, 2 failed)",
+		}, `SUPERVISOR_FAILED: {"errors": ["execution: 2 of 6 tests failed"]}`, "TESTS: FAIL -> debug | stage execution failed")
+		p.wantSeen("supervisor_state.testing_supervisor", "supervisor_state.testing_supervisor aggregated")
 		p.run("da", "debug-analyst", "Debug", topic+"/debug/001_why.md", "# Debug: the TTL\n", "REPORT_CREATED: "+topic+"/debug/001_why.md", "retry 1/2")
-		p.run("t2", "test-specialist", "Run the tests", "", "", "TESTS: PASS", "TESTS: PASS -> document")
+		// The second run passes all three stages.
+		p.testingRun("2", []string{"Stage: generation", "Stage: execution", "Stage: validation"}, map[string]string{
+			"Stage: generation": "TESTS_CREATED: 6 in tests/cache_test.go",
+			"Stage: execution":  "TESTS: PASS (6 passed, 0 failed, coverage 82%)",
+			"Stage: validation": "VALIDATION: PASS (coverage 82%)",
+		}, supervisorComplete(map[string]any{
+			"supervisor_id": "testing_sub_supervisor_20261124_100000", "summary": "Six cache tests written, run and validated.",
+			"total_duration_ms": 17000, "total_tests": 6, "tests_passed": 6, "tests_failed": 0, "coverage_percent": 82,
+		}), "TESTS: PASS -> document")
 		p.run("dw", "doc-writer", "Document it", topic+"/summaries/001_summary.md", "# Summary: distributed cache\n",
 			"REPORT_CREATED: "+topic+"/summaries/001_summary.md", "verified -> complete")
 		p.mark("end")
 		// The entry validated holds a failed worker and the partial
-		// failures orch-hook observed, not only the happy fields.
-		for _, want := range []string{`"status":"failed"`, `"partial_failures":["Failed: invalidation (`, `"worker_status":["completed","completed","completed","failed"]`} {
+		// failures orch-hook observed, not only the happy fields; the
+		// tracks their files and metadata; the testing run its three
+		// stages.
+		for _, want := range []string{`"status":"failed"`, `"partial_failures":["Failed: invalidation (`, `"worker_status":["completed","completed","completed","failed"]`,
+			`"files_modified":["src/cache.go"]`, `"metadata":{"phase":2,"title":"Eviction","dependencies":[1],"result":"COMPLETE"`,
+			`"stages":[{"stage_id":"generation","stage_name":"Test Generation","workers":[{"worker_id":"test_specialist_1","agent_id":"a-t2-1","status":"completed","duration_ms":8000,"tests_created":6,"test_files":["tests/cache_test.go"]}],"status":"completed"`,
+			`{"stage_id":"validation","stage_name":"Test Validation"`, `"total_tests":6`} {
 			if !bytes.Contains(p.files["end"], []byte(want)) {
 				t.Errorf("the final checkpoint lacks %s", want)
 			}
@@ -677,6 +710,40 @@ func TestSchemaCheckpointsWritten(t *testing.T) {
 	})
 }
 
+// supervisorComplete is a SUPERVISOR_COMPLETE line with res, its
+// context_tokens fitted to its size (characters/4).
+func supervisorComplete(res map[string]any) string {
+	for range 3 {
+		b, _ := json.Marshal(res)
+		res["context_tokens"] = (len(b) + 3) / 4
+	}
+	b, _ := json.Marshal(res)
+	return "Done.\nSUPERVISOR_COMPLETE: " + string(b)
+}
+
+// testingRun launches testing-sub-supervisor (agent sup-t<run>) and runs
+// its stages in order, one worker each (a-t<run>-<n>, durations 8, 5 and 4
+// seconds), each ending with its line; the generation worker writes
+// tests/cache_test.go first. The supervisor ends with last; its
+// PostToolUse's answer must contain want.
+func (p *project) testingRun(run string, stages []string, lines map[string]string, last, want string) {
+	p.t.Helper()
+	p.hook("pre-agent", "tool_use_id=t-ts"+run, "tool_input.subagent_type=orch-hook:testing-sub-supervisor", "tool_input.run_in_background:=false", "tool_input.prompt=Run the test stages")
+	sup := []string{"agent_id=sup-t" + run, "agent_type=orch-hook:testing-sub-supervisor"}
+	for i, stage := range stages {
+		n := fmt.Sprint(i + 1)
+		id := "a-t" + run + "-" + n
+		p.hook("pre-agent", append(sup, "tool_use_id=s-"+run+"-"+n, "tool_input.subagent_type=orch-hook:test-specialist", "tool_input.run_in_background:=false", "tool_input.prompt="+stage)...)
+		if strings.HasSuffix(stage, "generation") {
+			p.agentWrite(id, "test-specialist", "tests/cache_test.go", "package cache\n\nfunc TestGet(t *testing.T) {}\n")
+		}
+		p.hook("subagent-stop", "agent_id="+id, "agent_type=orch-hook:test-specialist", "last_assistant_message="+lines[stage])
+		p.hook("post-agent-fg", append(sup, "tool_use_id=s-"+run+"-"+n, "tool_response.agentId="+id, fmt.Sprintf("tool_response.totalDurationMs:=%d", []int{8000, 5000, 4000}[i]))...)
+	}
+	p.hook("subagent-stop", append(sup, "last_assistant_message="+last)...)
+	p.expect(want, "post-agent-fg", "tool_use_id=t-ts"+run, "tool_response.agentId=sup-t"+run)
+}
+
 // orchestratePlan is a one-phase plan of two parallel tasks.
 var orchestratePlan = map[string]string{
 	"MASTER_PLAN.md":           "# Master Plan: CSV export\n\nProgress: 0/2\n\n## Phase 1: Export building blocks\nStatus: pending\n- [ ] Task 01: Export button\n- [ ] Task 02: CSV writer\n",
@@ -735,6 +802,23 @@ func checkRejected(t *testing.T, s *schemas, valid []byte) {
 		{"schema version 3.0", s.root, func(cp map[string]any) { cp["schema_version"] = "3.0" }, "/schema_version const"},
 		{"a workflow section without its kind", s.root, func(cp map[string]any) { delete(obj(cp, "workflow"), "kind") }, "/workflow required: kind"},
 		{"a store file without its seal", s.storeFile, func(cp map[string]any) { delete(cp, "seal") }, "/ required: seal"},
+		{"a completed track without files_modified", s.root, func(cp map[string]any) {
+			delete(obj(cp, "supervisor_state", "implementation_supervisor")["tracks"].([]any)[0].(map[string]any), "files_modified")
+		}, "/supervisor_state/implementation_supervisor/tracks/0 required: files_modified"},
+		{"a completed track without metadata", s.root, func(cp map[string]any) {
+			delete(obj(cp, "supervisor_state", "implementation_supervisor")["tracks"].([]any)[0].(map[string]any), "metadata")
+		}, "/supervisor_state/implementation_supervisor/tracks/0 required: metadata"},
+		{"a testing supervisor's workers outside its stages", s.root, func(cp map[string]any) {
+			ts := obj(cp, "supervisor_state", "testing_supervisor")
+			ts["workers"] = ts["stages"]
+			delete(ts, "stages")
+		}, "/supervisor_state/testing_supervisor required: stages"},
+		{"an unknown key in a stage's worker", s.root, func(cp map[string]any) {
+			obj(cp, "supervisor_state", "testing_supervisor")["stages"].([]any)[0].(map[string]any)["workers"].([]any)[0].(map[string]any)["topic"] = "unit"
+		}, "/supervisor_state/testing_supervisor/stages/0/workers/0 additionalProperties: topic"},
+		{"a completed stage without its duration", s.root, func(cp map[string]any) {
+			delete(obj(cp, "supervisor_state", "testing_supervisor")["stages"].([]any)[1].(map[string]any), "duration_ms")
+		}, "/supervisor_state/testing_supervisor/stages/1 required: duration_ms"},
 	}
 	for _, c := range cases {
 		cp := decode(t, valid).(map[string]any)

@@ -115,6 +115,9 @@ var lines = map[string]string{
 	"supervisor-failed":   coordinate.LineSupervisorFailed,
 	"tests-pass":          coordinate.LineTestsPass,
 	"tests-fail":          coordinate.LineTestsFail,
+	"tests-created":       coordinate.LineTestsCreated,
+	"validation-pass":     coordinate.LineValidationPass,
+	"validation-fail":     coordinate.LineValidationFail,
 }
 
 // Line returns a result line by key; an unknown key fails the render.
@@ -178,7 +181,7 @@ var supervisors = map[string]Supervisor{
 	},
 	"testing": {
 		Kind: "testing", Self: coordinate.TestSupervisor, Worker: coordinate.TestSpecialist,
-		Unit: "test stage", Units: "test stages", First: "Stage: <stage>",
+		Unit: "test stage", Units: "test stages", First: "Stage: <generation|execution|validation>",
 	},
 }
 

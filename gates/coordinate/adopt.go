@@ -117,7 +117,7 @@ func (c *Workflow) adoptPlan(plan string, env *Env) string {
 	if problems := CheckTrackDependencies(deps); len(problems) > 0 {
 		return "the plan's phase dependencies cannot all be met: " + strings.Join(problems, " ")
 	}
-	c.Paths.PlanPath, c.Scale, c.TrackDeps = plan, &scale, deps
+	c.Paths.PlanPath, c.Scale, c.TrackDeps, c.PhaseTitles = plan, &scale, deps, PhaseTitles(text)
 	return ""
 }
 

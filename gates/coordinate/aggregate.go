@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
 // Supervisor aggregation rules and thresholds (README, "Supervisors").
@@ -59,6 +61,9 @@ const (
 //     REPORT_CREATED line), listed once; paths compare after
 //     filepath.Clean, so pass both in the same form (absolute).
 //  6. with reportBytes, every reports_created path has a size above 0.
+//  7. an implementation result's files_modified, when given, is the number
+//     of distinct files the workers' records list as modified (their own
+//     writes); skipped when no worker has such a list.
 //
 // It is meant for SUPERVISOR_COMPLETE; SUPERVISOR_FAILED goes to
 // PartialFailure.
@@ -151,6 +156,18 @@ func CheckAggregation(res *SupervisorResult, workers []WorkerRecord, reportBytes
 			if !ok || size <= 0 {
 				add("report %s is missing or empty.", r)
 			}
+		}
+	}
+
+	// 7. Files modified.
+	if slices.ContainsFunc(workers, func(w WorkerRecord) bool { return w.FilesModified != nil }) {
+		files := distinctFiles(workers)
+		if res.FilesModified != 0 && res.FilesModified != len(files) {
+			shown := files
+			if len(shown) > 8 {
+				shown = append(append([]string{}, shown[:8]...), "…")
+			}
+			add("files_modified is %d, but your tracks' workers wrote %d distinct files with their write tools (%s).", res.FilesModified, len(files), gates.OrText(strings.Join(shown, ", "), "none"))
 		}
 	}
 	return v
@@ -323,6 +340,37 @@ func TrackDependencies(planText string) map[int][]int {
 			}
 			sort.Ints(deps)
 			out[current] = deps
+		}
+	}
+	return out
+}
+
+// PhaseTitles reads the title of each phase or track heading of a plan,
+// as TrackDependencies finds them ("### Phase 2: Config" -> 2: "Config"),
+// decoration trimmed and clipped to 120 characters; the first heading of a
+// number wins, and a heading without a title has none.
+func PhaseTitles(planText string) map[int]string {
+	out := map[int]string{}
+	fence := false
+	for _, line := range strings.Split(planText, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+			continue
+		}
+		loc := reTrackHeader.Regexp().FindStringSubmatchIndex(line)
+		if fence || loc == nil {
+			continue
+		}
+		n, err := strconv.Atoi(line[loc[2]:loc[3]])
+		if _, seen := out[n]; err != nil || seen {
+			continue
+		}
+		rest := line[loc[1]:]
+		if loc[1] > 0 && line[loc[1]-1] == '(' {
+			rest = "(" + rest // "Phase 1 (backend): ..." keeps its parenthesis
+		}
+		if title := strings.Trim(strings.TrimSpace(rest), "*_`#:-—– \t"); title != "" {
+			out[n] = shorten.Runes(title, 120)
 		}
 	}
 	return out

@@ -92,35 +92,6 @@ func swapResults(a, b *Launch) {
 	a.Output, b.Output = b.Output, a.Output
 }
 
-// refreshWorker rewrites a supervisor's record of the worker l now holds
-// with l's unit and duration, after link moved it.
-func (c *Workflow) refreshWorker(l *Launch) {
-	if l.Parent == "" || l.AgentID == "" {
-		return
-	}
-	for _, st := range c.Supervisors {
-		for _, list := range [][]WorkerRecord{st.Workers, st.Tracks} {
-			for i := range list {
-				r := &list[i]
-				if r.AgentID != l.AgentID {
-					continue
-				}
-				if r.TrackName != "" || r.TrackID != "" {
-					r.TrackName, r.TrackID = unitLabel(l.Unit), ""
-					if l.Track > 0 {
-						r.TrackID = fmt.Sprintf("track_%d", l.Track)
-					}
-				} else {
-					r.Topic = unitLabel(l.Unit)
-				}
-				if d := l.duration(); d > 0 {
-					r.DurationMs = d
-				}
-			}
-		}
-	}
-}
-
 // deliver hands a background agent's line over with its notification.
 func (c *Workflow) deliver(call *gates.Call) gates.Outcome {
 	if call.Event != gates.UserPromptSubmit || !gates.IsNotification(call.Prompt) {
@@ -185,7 +156,10 @@ func (c *Workflow) subagentStop(call *gates.Call, env *Env) gates.Outcome {
 		c.notify(l, c.failed(l, gates.Permanent, "returned, but "+strings.TrimSuffix(problem, ".")+": nothing advanced", env, &o), &o)
 		return o
 	}
-	l.Status, l.Ended = gates.Returned, env.Now
+	if l.Status == gates.Running {
+		l.Status = gates.Returned // a worker's negative result (BLOCKED, a failed stage) keeps Failed
+	}
+	l.Ended = env.Now
 	o.Log(gates.Record{Type: gates.RecComplete, AgentID: call.AgentID, AgentType: name, Reason: "verified"})
 	if line != "" {
 		if strings.Contains(line, " -> ") {
@@ -288,7 +262,7 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 			if problems := CheckTrackDependencies(deps); len(problems) > 0 {
 				return "the plan's phase dependencies cannot all be met: " + strings.Join(problems, " ") + " Fix the `dependencies: [N]` lines.", ""
 			}
-			c.Scale, c.TrackDeps = &scale, deps
+			c.Scale, c.TrackDeps, c.PhaseTitles = &scale, deps, PhaseTitles(text)
 		}
 		t, err := c.fire(OnPlanVerified)
 		if err != nil {
@@ -307,7 +281,7 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 				c.recordWorker(l, "", "", env)
 			case gates.LineImplBlocked:
 				l.Status, l.Result = gates.Failed, "BLOCKED"
-				c.recordWorker(l, "", "track blocked: "+shorten.Runes(gates.SummaryOf(text, gates.LineImplComplete, gates.LineImplBlocked), 120), env)
+				c.recordWorker(l, "", blockedPrefix+shorten.Runes(gates.SummaryOf(text, gates.LineImplComplete, gates.LineImplBlocked), 120), env)
 			default:
 				return gates.MissingLineProblem(text, []string{gates.LineImplComplete, gates.LineImplBlocked}), ""
 			}
@@ -327,13 +301,7 @@ func (c *Workflow) verify(l *Launch, text string, env *Env) (problem, line strin
 		return gates.MissingLineProblem(text, []string{gates.LineImplComplete, gates.LineImplBlocked}), ""
 	case TestSpecialist:
 		if l.Parent != "" {
-			pass, ok := ParseTests(text)
-			if !ok {
-				return gates.MissingLineProblem(text, []string{LineTestsPass, LineTestsFail}), ""
-			}
-			l.Result = map[bool]string{true: "PASS", false: "FAIL"}[pass]
-			c.recordWorker(l, "", "", env)
-			return "", ""
+			return c.stageReturned(l, text, env), "" // a test stage (stages.go)
 		}
 		pass, ok := ParseTests(text)
 		if !ok {

@@ -5,8 +5,8 @@
 // also for `orch-hook start --workflow coordinate`) reads the files, the
 // directory listings and the hook events and passes them in. Decide
 // answers one hook event (decide.go); the table per scope is table.go;
-// launches.go, complete.go and supervisors.go say who may run and what a
-// returning agent must have written; user.go answers Stop and the user's
+// launches.go, complete.go, supervisors.go and stages.go say who may run
+// and what a returning agent must have written; user.go answers Stop and the user's
 // prompts; text.go holds what the model is told.
 //
 //   - Initialization (README, "Scope detection", "Topic names"): DetectScope picks
@@ -31,7 +31,14 @@
 //     SupervisorResult in the checkpoint v2.0 supervisor_state schema
 //     (SupervisorState.Entry is an entry as the checkpoint stores it);
 //     CheckAggregation (the aggregation rules), ContextReduction,
-//     PartialFailure, TimeSavings, TrackDependencies and TrackBlockedBy.
+//     PartialFailure, TimeSavings, TrackDependencies and TrackBlockedBy;
+//     a track's files_modified (its worker's own project writes) and
+//     TrackMetadata.
+//   - Test stages (stages.go): the testing supervisor's generation ->
+//     execution -> validation, in order. ReadStage reads a worker's stage
+//     from its prompt; ParseTestsCreated, ParseExecution and
+//     ParseValidation read each stage's result line; the stages and the
+//     testing totals are recorded from the workers' own lines and writes.
 //
 // Every word list and threshold these functions use is an exported,
 // documented variable or constant, so the README and the status output can

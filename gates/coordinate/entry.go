@@ -4,7 +4,8 @@ package coordinate
 // seed 003's form (state/checkpoint-v2.0.schema.json): a copy whose
 // aggregated_metadata is {} until the supervisor has aggregated (the seed
 // requires it of every entry, and the entry exists from the first worker's
-// return) and holds only the fields of the supervisor's kind, whatever
+// return, a testing supervisor's from its first stage worker's launch)
+// and holds only the fields of the supervisor's kind, whatever
 // else the supervisor's SUPERVISOR_COMPLETE said. The workflow section
 // keeps the state as it is.
 func (st *SupervisorState) Entry() *SupervisorState {

@@ -72,7 +72,7 @@ func (c *Workflow) preAgent(call *gates.Call, env *Env) gates.Outcome {
 	if e := c.Escalation; e != nil {
 		return c.deny(fmt.Sprintf("the workflow is escalated: %s failed %d times in %s, and nothing runs until the user decides (%s).", e.what(), len(e.Attempts), e.From, EscalationFile), call)
 	}
-	parent := ""
+	parent, stage := "", ""
 	if call.AgentID != "" {
 		// A nested launch: only a supervisor launches, and only its workers.
 		sup, _ := coordAgent(call.AgentType)
@@ -102,6 +102,12 @@ func (c *Workflow) preAgent(call *gates.Call, env *Env) gates.Outcome {
 				return c.deny(fmt.Sprintf("track %d depends on track(s) %s (the plan's dependencies), which have not completed; launch those first and this one after they return.", track, joinInts(blocked)), call)
 			}
 		}
+		if sup == TestSupervisor {
+			var why string
+			if stage, why = c.preStage(call); why != "" {
+				return c.deny(why, call)
+			}
+		}
 	} else {
 		allowed := c.allowedHere()
 		if !slices.Contains(allowed, name) {
@@ -125,11 +131,14 @@ func (c *Workflow) preAgent(call *gates.Call, env *Env) gates.Outcome {
 			return c.deny(name+" is already running; wait for it to return.", call)
 		}
 	}
-	l := &Launch{ToolUseID: call.ToolUseID, Agent: name, Parent: parent, Unit: shorten.Runes(firstLine(call.Prompt), 80), State: c.Current, Background: call.Background, Status: gates.Running, Started: env.Now}
+	l := &Launch{ToolUseID: call.ToolUseID, Agent: name, Parent: parent, Unit: shorten.Runes(firstLine(call.Prompt), 80), Stage: stage, State: c.Current, Background: call.Background, Status: gates.Running, Started: env.Now}
 	if parent != "" && name == ImplementationExec {
 		l.Track = trackNumber(call.Prompt)
 	}
 	c.Launches = append(c.Launches, l)
+	if sup := c.byAgent(parent); stage != "" && sup != nil {
+		c.syncStages(c.supervisor(sup)) // the stage is in progress from its first launch
+	}
 	o := gates.Outcome{Changed: true}
 	o.Log(gates.Record{Type: gates.RecLaunch, AgentType: name, ToolUseID: call.ToolUseID, AgentID: call.AgentID, Reason: string(c.Current)})
 	return o

@@ -26,9 +26,17 @@ const (
 	// LineSupervisorFailed ends a supervisor whose workers all failed,
 	// followed by {"errors": [...]}.
 	LineSupervisorFailed = "SUPERVISOR_FAILED:"
-	// LineTestsPass and LineTestsFail end test-specialist.
+	// LineTestsPass and LineTestsFail end test-specialist: a run of the
+	// suite, or the execution stage (with the counts in parentheses).
 	LineTestsPass = "TESTS: PASS"
 	LineTestsFail = "TESTS: FAIL"
+	// LineTestsCreated ends the generation stage's test-specialist:
+	// "TESTS_CREATED: <count> in <file>, <file>" (stages.go).
+	LineTestsCreated = "TESTS_CREATED:"
+	// LineValidationPass and LineValidationFail end the validation stage's
+	// test-specialist.
+	LineValidationPass = "VALIDATION: PASS"
+	LineValidationFail = "VALIDATION: FAIL"
 )
 
 // Worker statuses as stored in supervisor_state.
@@ -48,20 +56,34 @@ const (
 // WorkerRecord is one worker of a supervisor as orch-hook observed it from
 // the worker's own hook events (stored as workers[] of a research
 // supervisor, tracks[] of an implementation supervisor, stages[].workers[]
-// of a testing supervisor). Research workers set Topic, implementation
-// tracks TrackID and TrackName.
+// of a testing supervisor). Research workers set Topic; implementation
+// tracks TrackID, TrackName, FilesModified and Metadata; test stage
+// workers their stage's counts.
 type WorkerRecord struct {
-	WorkerID      string          `json:"worker_id"`
-	AgentID       string          `json:"agent_id,omitempty"` // the agent_id its hook events carry
-	Topic         string          `json:"topic,omitempty"`
-	TrackID       string          `json:"track_id,omitempty"`
-	TrackName     string          `json:"track_name,omitempty"`
-	Status        string          `json:"status"`
-	OutputPath    string          `json:"output_path,omitempty"`
-	FilesModified []string        `json:"files_modified,omitempty"`
-	DurationMs    int64           `json:"duration_ms"` // even 0: seed 003 requires it of a completed worker
-	Error         string          `json:"error,omitempty"`
-	Metadata      json.RawMessage `json:"metadata,omitempty"`
+	WorkerID   string `json:"worker_id"`
+	AgentID    string `json:"agent_id,omitempty"` // the agent_id its hook events carry
+	Topic      string `json:"topic,omitempty"`
+	TrackID    string `json:"track_id,omitempty"`
+	TrackName  string `json:"track_name,omitempty"`
+	Status     string `json:"status"`
+	OutputPath string `json:"output_path,omitempty"`
+	// FilesModified: a track's project files its worker wrote with its
+	// write tools; omitzero writes [] for a track that wrote none (seed
+	// 003 requires the list of a completed track) and nothing for others.
+	FilesModified []string `json:"files_modified,omitzero"`
+	DurationMs    int64    `json:"duration_ms"` // even 0: seed 003 requires it of a completed worker
+	// A test stage's worker (seed 003's example): tests_created from the
+	// generation line, tests_passed and tests_failed from the execution
+	// line; pointers, so that an observed 0 is written.
+	TestsCreated *int `json:"tests_created,omitempty"`
+	TestsPassed  *int `json:"tests_passed,omitempty"`
+	TestsFailed  *int `json:"tests_failed,omitempty"`
+	// TestFiles are the test files a generation worker named and wrote;
+	// CoveragePercent is what an execution or validation line reported.
+	TestFiles       []string        `json:"test_files,omitempty"`
+	CoveragePercent *float64        `json:"coverage_percent,omitempty"`
+	Error           string          `json:"error,omitempty"`
+	Metadata        json.RawMessage `json:"metadata,omitempty"`
 }
 
 // label names a worker in messages: its topic, track or id.
@@ -75,13 +97,14 @@ func (w WorkerRecord) label() string {
 }
 
 // SupervisorStage is one sequential stage of a testing supervisor
-// (generation -> execution -> validation), its workers parallel.
+// (generation -> execution -> validation), its workers parallel; orch-hook
+// lists the stages that started (stages.go).
 type SupervisorStage struct {
 	StageID    string         `json:"stage_id"`
-	StageName  string         `json:"stage_name,omitempty"`
+	StageName  string         `json:"stage_name"`
 	Workers    []WorkerRecord `json:"workers"`
 	Status     string         `json:"status"`
-	DurationMs int64          `json:"duration_ms,omitempty"`
+	DurationMs int64          `json:"duration_ms"` // 0 until the stage ended
 }
 
 // SupervisorState is one entry of checkpoint v2.0's supervisor_state

@@ -278,9 +278,23 @@ func FuzzCoordResults(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	for _, s := range []string{"TESTS_CREATED: 3 in a.go, b/c.go (2 files)", "TESTS: FAIL (38/40 passed, coverage 80%)", "VALIDATION: PASS (coverage 85%)", "Stage 2: execution"} {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		_ = ParseReportCreated(s)
 		_, _ = ParseTests(s)
+		// The stages' readers: a line read one way gives sane values.
+		if n, files, problem := ParseTestsCreated(s); problem == "" && (n < 0 || n > 0 && len(files) == 0 || len(files) > MaxTestFiles) {
+			t.Fatalf("ParseTestsCreated(%q) = %d, %q", s, n, files)
+		}
+		if pass, c, _, problem := ParseExecution(s); problem == "" && (c.Passed < 0 || c.Failed < 0 || pass && c.Failed > 0 || !pass && c.Failed == 0 && c.Passed > 0) {
+			t.Fatalf("ParseExecution(%q) = %v, %+v", s, pass, c)
+		}
+		_, _, _, _ = ParseValidation(s)
+		if stage, problem := ReadStage(s); (stage == "") == (problem == "") {
+			t.Fatalf("ReadStage(%q) = %q, %q", s, stage, problem)
+		}
 		res, _, err := ParseSupervisor(s)
 		if err == nil {
 			if res == nil || !strings.HasPrefix(res.Raw, "{") {

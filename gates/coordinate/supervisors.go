@@ -32,6 +32,10 @@ func (c *Workflow) recordWorker(l *Launch, output, failure string, env *Env) {
 	if sup == nil {
 		return
 	}
+	if sup.Agent == TestSupervisor {
+		c.recordStageWorker(l, WorkerRecord{}, failure, env)
+		return
+	}
 	st := c.supervisor(sup)
 	rec := WorkerRecord{WorkerID: fmt.Sprintf("%s_%d", strings.ReplaceAll(l.Agent, "-", "_"), len(st.Workers)+len(st.Tracks)+1), AgentID: l.AgentID, Status: WorkerCompleted, OutputPath: output, DurationMs: l.duration()}
 	if rec.DurationMs <= 0 {
@@ -40,12 +44,9 @@ func (c *Workflow) recordWorker(l *Launch, output, failure string, env *Env) {
 	if failure != "" {
 		rec.Status, rec.Error = WorkerFailed, failure
 	}
-	if l.Track > 0 {
-		rec.TrackID = fmt.Sprintf("track_%d", l.Track)
-	}
 	switch sup.Agent {
 	case ImplSupervisor:
-		rec.TrackName = unitLabel(l.Unit)
+		c.fillTrack(&rec, l, env.Now)
 		st.Tracks = append(st.Tracks, rec)
 	default:
 		rec.Topic = unitLabel(l.Unit)
@@ -58,6 +59,80 @@ func (c *Workflow) recordWorker(l *Launch, output, failure string, env *Env) {
 	}
 	st.WorkerCount = len(st.Workers) + len(st.Tracks)
 	st.WorkerStatus = append(st.WorkerStatus, rec.Status)
+}
+
+// TrackMetadata is an implementation track's tracks[].metadata (seed 003:
+// "track-specific", required of a completed track), from observed facts
+// only (README, "Supervisors"): the plan's phase (its number, its
+// heading's title, its dependencies), the worker's own result line and,
+// when blocked, the first line of its report, and the launch and return
+// on the hooks' clock. The track's duration is its duration_ms.
+type TrackMetadata struct {
+	Phase        int       `json:"phase"`
+	Title        string    `json:"title,omitempty"`
+	Dependencies []int     `json:"dependencies"`
+	Result       string    `json:"result,omitempty"` // COMPLETE or BLOCKED; none when its line did not read
+	Blocker      string    `json:"blocker,omitempty"`
+	StartedAt    time.Time `json:"started_at"`
+	EndedAt      time.Time `json:"ended_at,omitzero"`
+}
+
+// blockedPrefix starts a blocked track's error (complete.go).
+const blockedPrefix = "track blocked: "
+
+// fillTrack sets a track's record from the launch it belongs to and the
+// writes of its agent: track id and name, files_modified (its project
+// files, in the order first written) and metadata. ended is the return's
+// time when the launch is not marked ended yet.
+func (c *Workflow) fillTrack(r *WorkerRecord, l *Launch, ended time.Time) {
+	r.TrackName, r.TrackID = unitLabel(l.Unit), ""
+	if l.Track > 0 {
+		r.TrackID = fmt.Sprintf("track_%d", l.Track)
+	}
+	r.FilesModified = c.projectFiles(r.AgentID)
+	md := TrackMetadata{Phase: l.Track, Title: c.PhaseTitles[l.Track], Dependencies: append([]int{}, c.TrackDeps[l.Track]...), StartedAt: l.Started, EndedAt: l.Ended}
+	if md.EndedAt.IsZero() {
+		md.EndedAt = ended
+	}
+	if l.Result == "COMPLETE" || l.Result == "BLOCKED" {
+		md.Result = l.Result
+	}
+	if md.Result == "BLOCKED" {
+		md.Blocker = strings.TrimPrefix(r.Error, blockedPrefix)
+	}
+	if b, err := jsonenc.Marshal(md); err == nil {
+		r.Metadata = b
+	}
+}
+
+// refreshWorker rewrites a supervisor's record of the worker l now holds
+// with l's unit, track and duration, after link moved it: what the agent
+// reported (its result, error, writes) stays with the agent.
+func (c *Workflow) refreshWorker(l *Launch) {
+	if l.Parent == "" || l.AgentID == "" {
+		return
+	}
+	for _, st := range c.Supervisors {
+		for i := range st.Workers {
+			if r := &st.Workers[i]; r.AgentID == l.AgentID {
+				r.Topic = unitLabel(l.Unit)
+				if d := l.duration(); d > 0 {
+					r.DurationMs = d
+				}
+			}
+		}
+		for i := range st.Tracks {
+			if r := &st.Tracks[i]; r.AgentID == l.AgentID {
+				c.fillTrack(r, l, time.Time{})
+				if d := l.duration(); d > 0 {
+					r.DurationMs = d
+				}
+			}
+		}
+		if st.AgentID == l.Parent && len(st.Stages) > 0 {
+			c.syncStages(st)
+		}
+	}
 }
 
 // tracksNotRun lists the plan's tracks that no supervisor's worker ran
@@ -121,6 +196,9 @@ func (c *Workflow) supervised(l *Launch, text string, env *Env) (string, string)
 		return fmt.Sprintf("your report must end with `%s {json}` (or `%s {json}`): %v.", LineSupervisorComplete, LineSupervisorFailed, err), ""
 	}
 	st := c.supervisor(l)
+	if l.Agent == TestSupervisor {
+		return c.supervisedTesting(l, st, res, failed) // its stages (stages.go)
+	}
 	workers := append(append([]WorkerRecord(nil), st.Workers...), st.Tracks...)
 	if failed {
 		c.LastError, c.FailedState = "supervisor failed: "+strings.Join(res.Errors, "; "), c.Current
@@ -162,8 +240,13 @@ func (c *Workflow) supervised(l *Launch, text string, env *Env) (string, string)
 		c.noteReport(rel)
 	}
 	// What failed is what orch-hook observed, whatever the supervisor
-	// said (seed 003 keeps it in the aggregated metadata).
+	// said (seed 003 keeps it in the aggregated metadata); so are the
+	// files the tracks modified (CheckAggregation held the supervisor's
+	// count to it).
 	res.PartialFailures = FailureList(failures)
+	if l.Agent == ImplSupervisor {
+		res.FilesModified = len(distinctFiles(st.Tracks))
+	}
 	st.AggregatedMetadata = res
 	note := ""
 	if l.Agent == ResearchSupervisor {
@@ -190,42 +273,23 @@ func (c *Workflow) supervised(l *Launch, text string, env *Env) (string, string)
 		c.ended(t)
 		return "", fmt.Sprintf("[coordinate research] %s: %d reports verified, %s -> %s | next: %s", l.Agent, len(res.ReportsCreated), note, t.To, c.Next())
 	}
-	if l.Agent == ImplSupervisor {
-		// One clock for both sides: the hooks' own launch and return times.
-		var ds []int64
-		for _, w := range c.Launches {
-			if w.Parent == l.AgentID && !w.Ended.IsZero() {
-				ds = append(ds, w.Ended.Sub(w.Started).Milliseconds())
-			}
-		}
-		seq, par, pct := TimeSavings(ds, c.workerSpan(l.AgentID).Milliseconds())
-		c.TimeSavings = fmt.Sprintf("sequential %dms vs parallel %dms (%d%% saved)", seq, par, pct)
-		note := ""
-		if len(failures) > 0 {
-			note = "; partial failures: " + strings.Join(failures, "; ")
-		}
-		if _, err := c.fire(OnImplemented); err != nil {
-			return "", fmt.Sprintf("[coordinate implement] %s refused: %v", l.Agent, err)
-		}
-		return "", fmt.Sprintf("[coordinate implement] %s: %d tracks, %s%s -> test | next: %s", l.Agent, len(workers), c.TimeSavings, note, c.Next())
-	}
-	var failedStages []string
+	// The implementation supervisor; one clock for both sides: the hooks' own
+	// launch and return times.
+	var ds []int64
 	for _, w := range c.Launches {
-		if w.Parent == l.AgentID && w.Result == "FAIL" {
-			failedStages = append(failedStages, gates.OrText(unitLabel(w.Unit), w.ToolUseID))
+		if w.Parent == l.AgentID && !w.Ended.IsZero() {
+			ds = append(ds, w.Ended.Sub(w.Started).Milliseconds())
 		}
 	}
-	if res.TotalTests <= 0 {
-		return "total_tests is missing: give total_tests, tests_passed and tests_failed from your stages' results.", ""
+	seq, par, pct := TimeSavings(ds, c.workerSpan(l.AgentID).Milliseconds())
+	c.TimeSavings = fmt.Sprintf("sequential %dms vs parallel %dms (%d%% saved)", seq, par, pct)
+	if len(failures) > 0 {
+		note = "; partial failures: " + strings.Join(failures, "; ")
 	}
-	if res.TestsFailed == 0 && len(failedStages) > 0 {
-		return fmt.Sprintf("tests_failed is 0, but stage(s) %s ended with %s; report the failures.", strings.Join(failedStages, ", "), LineTestsFail), ""
+	if _, err := c.fire(OnImplemented); err != nil {
+		return "", fmt.Sprintf("[coordinate implement] %s refused: %v", l.Agent, err)
 	}
-	why := fmt.Sprintf("%d of %d tests failed", res.TestsFailed, res.TotalTests)
-	if len(failedStages) > 0 {
-		why += " (failing stages: " + strings.Join(failedStages, ", ") + ")"
-	}
-	return "", c.tested(res.TestsFailed == 0, why)
+	return "", fmt.Sprintf("[coordinate implement] %s: %d tracks, %s%s -> test | next: %s", l.Agent, len(workers), c.TimeSavings, note, c.Next())
 }
 
 // ReportMetadata is a research worker's workers[].metadata (seed 003),

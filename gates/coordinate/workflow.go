@@ -32,6 +32,9 @@ type Workflow struct {
 	// TrackDeps are the plan's phase (track) dependencies, read when the
 	// plan is verified; a track is not launched before those it needs.
 	TrackDeps map[int][]int `json:"track_dependencies,omitempty"`
+	// PhaseTitles are the plan's phase headings' titles, read with
+	// TrackDeps: a track's metadata names its phase as the plan does.
+	PhaseTitles map[int]string `json:"phase_titles,omitempty"`
 	// Scale is what the verified plan declares about its size, which
 	// decides flat or supervised implementation and testing (scale.go).
 	Scale *Scale `json:"plan_scale,omitempty"`
@@ -68,6 +71,7 @@ type Launch struct {
 	Parent    string `json:"parent,omitempty"` // the supervisor's agent_id
 	Unit      string `json:"unit,omitempty"`   // a worker's topic, track or stage
 	Track     int    `json:"track,omitempty"`  // an implementation track's number
+	Stage     string `json:"stage,omitempty"`  // a test stage's id (stages.go)
 	// Linked: PostToolUse confirmed AgentID (a SubagentStop before it only
 	// guesses).
 	Linked bool `json:"linked,omitempty"`

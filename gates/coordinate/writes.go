@@ -17,12 +17,21 @@ import (
 // SHA-256 of the file read back from disk; a file's existence, size or
 // mtime prove nothing (a shell command, a `touch`, a hard link make them).
 
-// MaxWritesPerAgent bounds the files recorded for one agent: the record is
-// rewritten under the lock at every subagent write, so it stays small.
-const MaxWritesPerAgent = 256
+// Bounds of the recorded writes: the record is rewritten under the lock
+// at every subagent write, so it stays small.
+const (
+	// MaxWritesPerAgent bounds the files recorded for one agent.
+	MaxWritesPerAgent = 256
+	// MaxRecordedPath bounds the length of a project file's path recorded
+	// for a track's or a test stage's worker (the topic's artifacts have
+	// the paths orch-hook gave them).
+	MaxRecordedPath = 512
+)
 
-// AgentWrites is what one agent wrote under the topic directory with its
-// write tools. Agent ids are not reused, so one agent id is one launch.
+// AgentWrites is what one agent wrote with its write tools: under the
+// topic directory, and for a supervisor's implementation track or test
+// generation worker anywhere in the project. Agent ids are not reused, so
+// one agent id is one launch.
 type AgentWrites struct {
 	AgentID string          `json:"agent_id"`
 	Agent   string          `json:"agent"` // its type, without the plugin prefix
@@ -44,25 +53,39 @@ type writeRef struct {
 
 func (w writeRef) who() string { return fmt.Sprintf("%s (agent %s)", w.by.Agent, w.by.AgentID) }
 
-// recordWrite notes a subagent's Write, Edit or NotebookEdit under the
-// topic directory at its PostToolUse: the file's hash as the write left
-// it. Writes elsewhere are never reported artifacts, so they are not
-// recorded (and cost no locked write).
+// recordWrite notes a subagent's Write, Edit or NotebookEdit at its
+// PostToolUse: the file's hash as the write left it. Under the topic
+// directory for every agent (the artifacts); elsewhere in the project only
+// for the workers whose project files are recorded (projectWriter), with a
+// path of at most MaxRecordedPath bytes. Other writes are never reported
+// artifacts, so they are not recorded (and cost no locked write).
 func (c *Workflow) recordWrite(call *gates.Call, env *Env) gates.Outcome {
 	topic := strings.TrimSuffix(c.Paths.TopicPath, "/")
 	if call.AgentID == "" || call.Path == "" || call.Unresolved || topic == "" || env.Hash == nil {
 		return gates.Outcome{}
 	}
-	if rel, inside := gates.RelPath(env.Root, call.Path); !inside || !gates.Under(rel, topic) {
+	lexical, inside := gates.RelPath(env.Root, call.Path)
+	if !inside {
 		return gates.Outcome{}
 	}
 	agent, ok := coordAgent(call.AgentType)
+	project := !gates.Under(lexical, topic)
+	if project && (!ok || !c.projectWriter(call.AgentID, agent)) {
+		return gates.Outcome{}
+	}
 	if !ok {
 		agent = gates.OrText(shorten.Runes(call.AgentType, 80), "an agent of no type")
 	}
 	rel, sum, err := env.Hash(call.Path)
 	if err == nil && rel == "" {
 		err = fmt.Errorf("%s did not resolve in the project", call.Path)
+	}
+	if project && rel != "" && len(rel) > MaxRecordedPath {
+		err = fmt.Errorf("%s... is longer than %d bytes", shorten.Runes(rel, 80), MaxRecordedPath)
+	} else if project && err != nil && rel != "" {
+		// A project file that cannot be hashed (too large, gone again) is
+		// still one the worker modified; it cannot back an artifact.
+		sum, err = "", nil
 	}
 	if err != nil {
 		// Nothing is recorded: a report naming the file is refused, saying so.
@@ -94,12 +117,67 @@ func (c *Workflow) recordWrite(call *gates.Call, env *Env) gates.Outcome {
 	}
 	if len(mine.Files) >= MaxWritesPerAgent {
 		o := gates.Outcome{}
-		o.Log(gates.Record{Type: gates.RecError, AgentID: call.AgentID, AgentType: agent, ToolUseID: call.ToolUseID, Reason: fmt.Sprintf("write not recorded: %s already wrote %d files under %s", agent, MaxWritesPerAgent, topic)})
+		o.Log(gates.Record{Type: gates.RecError, AgentID: call.AgentID, AgentType: agent, ToolUseID: call.ToolUseID, Reason: fmt.Sprintf("write not recorded: %s already wrote %d files", agent, MaxWritesPerAgent)})
 		return o
 	}
 	mine.Files = append(mine.Files, ArtifactWrite{Path: rel, SHA256: sum, At: env.Now})
 	o.Log(gates.Record{Type: gates.RecUpdate, AgentID: call.AgentID, AgentType: agent, ToolUseID: call.ToolUseID, Reason: fmt.Sprintf("write recorded: %s (sha256 %s)", rel, shortSum(sum))})
 	return o
+}
+
+// projectWriter says whether the project writes of agentID (of type
+// agent) are recorded: those of a running worker of a supervisor that
+// modifies the project, an implementation track (its files_modified) or
+// a test generation worker (its test files). A foreground worker's agent
+// id is known only when it returns, so a write of an agent not yet tied
+// to a launch counts while such a worker of its type runs.
+func (c *Workflow) projectWriter(agentID, agent string) bool {
+	writer := func(l *Launch) bool {
+		return l.Status == gates.Running && l.Parent != "" &&
+			(l.Agent == ImplementationExec || l.Agent == TestSpecialist && l.Stage == StageGeneration)
+	}
+	if l := c.byAgent(agentID); l != nil {
+		return writer(l)
+	}
+	for _, l := range c.Launches {
+		if l.AgentID == "" && l.Agent == agent && writer(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// projectFiles are the project files agentID wrote with its write tools,
+// outside the topic directory (the workflow's artifacts are not the
+// implementation's), relative to the project root, in the order first
+// written; [] when none.
+func (c *Workflow) projectFiles(agentID string) []string {
+	topic := strings.TrimSuffix(c.Paths.TopicPath, "/")
+	out := []string{}
+	for _, aw := range c.Writes {
+		if aw.AgentID != agentID || agentID == "" {
+			continue
+		}
+		for _, f := range aw.Files {
+			if topic == "" || !gates.Under(f.Path, topic) {
+				out = append(out, f.Path)
+			}
+		}
+	}
+	return out
+}
+
+// distinctFiles are the files some of records modified, each once.
+func distinctFiles(records []WorkerRecord) []string {
+	var out []string
+	for _, r := range records {
+		for _, f := range r.FilesModified {
+			if !slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, f) }) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 func shortSum(sum string) string {

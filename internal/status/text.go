@@ -3,8 +3,10 @@ package status
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/gates/coordinate"
@@ -281,12 +283,19 @@ func writeCoordinate(w io.Writer, r *Report, c *CoordinateInfo, s style) {
 	for _, k := range keys {
 		st := c.Supervisors[k]
 		done := 0
-		for _, wr := range append(append([]coordinate.WorkerRecord{}, st.Workers...), st.Tracks...) {
+		all := append(append([]coordinate.WorkerRecord{}, st.Workers...), st.Tracks...)
+		for _, stage := range st.Stages {
+			all = append(all, stage.Workers...)
+		}
+		for _, wr := range all {
 			if wr.Status == coordinate.WorkerCompleted {
 				done++
 			}
 		}
 		fmt.Fprintf(w, "Supervisor %s: %d workers, %d completed\n", st.SupervisorName, st.WorkerCount, done)
+		if st.SupervisorName == coordinate.TestSupervisor {
+			writeStages(w, st, s)
+		}
 	}
 	if c.ContextReduction != "" {
 		fmt.Fprintf(w, "Context reduction: %s\n", c.ContextReduction)
@@ -392,4 +401,60 @@ func taskReading(t TaskInfo) string {
 		parts = append(parts, "UX/DX review")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// writeStages draws a testing supervisor's stages in their order, with
+// what their workers' lines gave; a stage not started says so.
+func writeStages(w io.Writer, st *coordinate.SupervisorState, s style) {
+	for _, def := range coordinate.TestStages {
+		i := slices.IndexFunc(st.Stages, func(x coordinate.SupervisorStage) bool { return x.StageID == def.ID })
+		if i < 0 {
+			fmt.Fprintf(w, "  Stage %s: %s\n", def.ID, s.dim("not run"))
+			continue
+		}
+		stage := st.Stages[i]
+		status := stage.Status
+		switch status {
+		case coordinate.WorkerFailed:
+			status = s.red(status)
+		case coordinate.WorkerCompleted:
+			status = s.green(status)
+		}
+		var facts []string
+		created, passed, failed := 0, 0, 0
+		var files []string
+		counted := false
+		for _, wr := range stage.Workers {
+			if wr.TestsCreated != nil {
+				created += *wr.TestsCreated
+				files = append(files, wr.TestFiles...)
+			}
+			if wr.TestsPassed != nil && wr.TestsFailed != nil {
+				passed, failed, counted = passed+*wr.TestsPassed, failed+*wr.TestsFailed, true
+			}
+			if wr.CoveragePercent != nil {
+				facts = append(facts, fmt.Sprintf("coverage %g%%", *wr.CoveragePercent))
+			}
+			if wr.Status == coordinate.WorkerFailed && wr.Error != "" {
+				facts = append(facts, shorten.Runes(shorten.OneLine(wr.Error), 80))
+			}
+		}
+		if def.ID == coordinate.StageGeneration {
+			facts = append([]string{fmt.Sprintf("%d tests created in %s", created, gates.Plural(len(files), "file"))}, facts...)
+		}
+		if counted {
+			facts = append([]string{fmt.Sprintf("%d passed, %d failed", passed, failed)}, facts...)
+		}
+		if stage.Status != coordinate.WorkerInProgress {
+			facts = append(facts, Duration(time.Duration(stage.DurationMs)*time.Millisecond))
+		}
+		fmt.Fprintf(w, "  Stage %s: %s (%s)%s\n", def.ID, status, gates.Plural(len(stage.Workers), "worker"), joinFacts(facts))
+	}
+}
+
+func joinFacts(facts []string) string {
+	if len(facts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(facts, ", ")
 }
