@@ -72,6 +72,12 @@ type Store struct {
 	// refuses is damaged (status and repair set it to decode the
 	// workflow's own section).
 	Check func(*Checkpoint) error
+	// Committed, when set, runs under the lock after each state change
+	// that Update committed, with the checkpoint before and after: what is
+	// derived from a change (the workflow's record, its metrics line) is
+	// written by the writer that made it. It never undoes the change: an
+	// error it returns is logged.
+	Committed func(prev, next *Checkpoint) error
 
 	// pin is, under the lock, what the last audit found: where the log
 	// ends and what the marker must record.
@@ -278,7 +284,23 @@ func (s *Store) update(snap *Checkpoint, fn func(cp *Checkpoint, same bool) ([]E
 	if err := s.commitLocked(cp, next, events); err != nil {
 		return nil, err
 	}
+	s.afterCommitLocked(cp, next)
 	return next, nil
+}
+
+// afterCommitLocked runs Committed; its failure is logged, not returned:
+// the change is made.
+func (s *Store) afterCommitLocked(prev, next *Checkpoint) {
+	if s.Committed == nil {
+		return
+	}
+	if err := s.Committed(prev, next); err != nil {
+		ev := []Event{{Type: EventError, StateBefore: next.StateMachine.CurrentState, Reason: "after the change: " + oneLineErr(err)}}
+		s.stamp(ev, next.Serial, nil)
+		if s.appendLocked(ev) == nil {
+			_ = s.markLocked()
+		}
+	}
 }
 
 // Append logs events that change nothing (a deny, an error).

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gofrs/flock"
 )
 
 func TestLoad(t *testing.T) {
@@ -888,4 +890,37 @@ func TestRecoverAcrossChunks(t *testing.T) {
 		err := s.Append(Event{Type: EventDeny})
 		wantTamper("events.jsonl is")(t, s, nil, err)
 	})
+}
+
+// Committed runs under the lock after a committed change, with the
+// checkpoints before and after; not after a change that is not made; its
+// error is logged, and the change stands.
+func TestCommitted(t *testing.T) {
+	s := tstCreate(t, "research")
+	var calls [][2]string
+	s.Committed = func(prev, next *Checkpoint) error {
+		if ok, err := flock.New(s.lockPath()).TryLock(); ok || err != nil {
+			t.Errorf("Committed ran without the lock (another lock was taken: %v, %v)", ok, err)
+		}
+		calls = append(calls, [2]string{prev.StateMachine.CurrentState, next.StateMachine.CurrentState})
+		return errors.New("records dir is read-only")
+	}
+	cp, err := s.Update(tstTransition("plan"))
+	if err != nil || cp.StateMachine.CurrentState != "plan" {
+		t.Fatalf("Update: %v", err)
+	}
+	if _, err := s.Update(func(*Checkpoint) ([]Event, error) { return []Event{{Type: EventDeny, Reason: "x"}}, ErrNoChange }); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 1 || calls[0] != [2]string{"research", "plan"} {
+		t.Errorf("calls %v", calls)
+	}
+	evs := tstLogEvents(t, s)
+	last := evs[len(evs)-2]
+	if last.Type != EventError || !strings.Contains(last.Reason, "after the change: records dir is read-only") {
+		t.Errorf("the error is not logged: %+v", evs)
+	}
+	if _, err := s.Load(); err != nil {
+		t.Errorf("the state after a logged error: %v", err)
+	}
 }
