@@ -5,64 +5,64 @@ import "encoding/json"
 // Call is one hook event, normalized by package hooks. Only the fields the
 // event carries are set.
 type Call struct {
-	Event     string // hook_event_name
-	Session   string
-	PromptID  string
-	AgentID   string // the subagent the event fired in ("" on the main thread)
-	AgentType string
-	Tool      string
-	ToolUseID string
+	Event     string `json:"event,omitempty"` // hook_event_name
+	Session   string `json:"session,omitempty"`
+	PromptID  string `json:"prompt_id,omitempty"`
+	AgentID   string `json:"agent_id,omitempty"` // the subagent the event fired in ("" on the main thread)
+	AgentType string `json:"agent_type,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
 
 	// Agent launches.
-	SubagentType string
-	Prompt       string // the Agent prompt, or the user's prompt
-	Description  string // the Agent description
-	Background   bool
-	Isolation    string
+	SubagentType string `json:"subagent_type,omitempty"`
+	Prompt       string `json:"prompt,omitempty"`      // the Agent prompt, or the user's prompt
+	Description  string `json:"description,omitempty"` // the Agent description
+	Background   bool   `json:"background,omitempty"`
+	Isolation    string `json:"isolation,omitempty"`
 
 	// File writes: Path is absolute and cleaned (symlinks of existing
 	// directories resolved by the caller).
-	Path  string
-	Write *FileWrite
+	Path  string     `json:"path,omitempty"`
+	Write *FileWrite `json:"write,omitempty"`
 	// Unresolved: Path (or an MCP path) does not resolve inside the
 	// project: outside it, too long, or a link loop.
-	Unresolved bool
+	Unresolved bool `json:"unresolved,omitempty"`
 
-	Command string // Bash
+	Command string `json:"command,omitempty"` // Bash
 	// Unsandboxed: the Bash call asks to run outside Claude Code's sandbox
 	// (dangerouslyDisableSandbox).
-	Unsandboxed bool
+	Unsandboxed bool `json:"unsandboxed,omitempty"`
 	// CwdRel is the session's directory relative to the project root (""
 	// at the root), against which a Bash command's relative paths resolve.
-	CwdRel string
+	CwdRel string `json:"cwd_rel,omitempty"`
 	// bash memoizes what the rules read of Command (see bashFacts).
 	bash      *bashFacts
-	Skill     string // Skill
-	SkillArgs string // Skill's args
-	SendTo    string // SendMessage
+	Skill     string `json:"skill,omitempty"`      // Skill
+	SkillArgs string `json:"skill_args,omitempty"` // Skill's args
+	SendTo    string `json:"send_to,omitempty"`    // SendMessage
 	// MCPPaths are the paths an MCP tool's input names (absolute, resolved
 	// like Path).
-	MCPPaths []string
+	MCPPaths []string `json:"mcp_paths,omitempty"`
 
 	// Completions and stops.
-	Status         string // PostToolUse(Agent) tool_response.status
-	LinkAgentID    string // PostToolUse(Agent) tool_response.agentId
-	DurationMs     int64  // PostToolUse(Agent) tool_response.totalDurationMs (foreground)
-	Text           string // the agent's final report
-	Failure        string // PostToolUseFailure error
-	StopHookActive bool
-	BackgroundRuns []string // ids of running background subagents (Stop)
-	Source         string   // SessionStart
-	EndReason      string   // SessionEnd
+	Status         string   `json:"status,omitempty"`        // PostToolUse(Agent) tool_response.status
+	LinkAgentID    string   `json:"link_agent_id,omitempty"` // PostToolUse(Agent) tool_response.agentId
+	DurationMs     int64    `json:"duration_ms,omitempty"`   // PostToolUse(Agent) tool_response.totalDurationMs (foreground)
+	Text           string   `json:"text,omitempty"`          // the agent's final report
+	Failure        string   `json:"failure,omitempty"`       // PostToolUseFailure error
+	StopHookActive bool     `json:"stop_hook_active,omitempty"`
+	BackgroundRuns []string `json:"background_runs,omitempty"` // ids of running background subagents (Stop)
+	Source         string   `json:"source,omitempty"`          // SessionStart
+	EndReason      string   `json:"end_reason,omitempty"`      // SessionEnd
 }
 
 // FileWrite is what a Write, Edit or NotebookEdit would do.
 type FileWrite struct {
-	Content    *string // Write
-	OldString  string  // Edit
-	NewString  string
-	ReplaceAll bool
-	Notebook   bool
+	Content    *string `json:"content,omitempty"`    // Write
+	OldString  string  `json:"old_string,omitempty"` // Edit
+	NewString  string  `json:"new_string,omitempty"`
+	ReplaceAll bool    `json:"replace_all,omitempty"`
+	Notebook   bool    `json:"notebook,omitempty"`
 }
 
 // Verdict is the kind of answer.

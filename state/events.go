@@ -65,6 +65,12 @@ type Event struct {
 	Via   string `json:"via,omitempty"`
 	// Input is what the decision was made on (e.g. a result line, a decision).
 	Input json.RawMessage `json:"input,omitempty"`
+	// Call and Reads are, on the record that ends a hook call's decision
+	// (a state change, or a deny), the call as the gates saw it and what
+	// the decision read from the project (contents by their blob id), so
+	// that `orch-hook verify` can replay it (README, "Records").
+	Call  json.RawMessage `json:"call,omitempty"`
+	Reads json.RawMessage `json:"reads,omitempty"`
 	// Checkpoint is the complete resulting checkpoint of a state change, so
 	// the snapshot can be rebuilt from the log alone (orch-hook repair).
 	Checkpoint json.RawMessage `json:"checkpoint,omitempty"`

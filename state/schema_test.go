@@ -399,6 +399,36 @@ func (p *project) done() {
 		p.t.Error("the log holds no checkpoint")
 	}
 	p.t.Logf("%d checkpoint files and %d logged checkpoints validated", p.points, logged)
+	p.verifyRecords()
+}
+
+// verifyRecords: every record the run wrote (at its end, or at an
+// escalation) verifies: its log replays through the gates.
+func (p *project) verifyRecords() {
+	p.t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(p.root, ".orchestrator", "records", "*.json"))
+	if len(paths) == 0 && p.state() != "complete" && p.state() != "aborted" {
+		return // a run left in the middle has no record yet
+	}
+	if len(paths) == 0 {
+		p.t.Error("the finished run wrote no record")
+	}
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		var rec app.Record
+		if err := json.Unmarshal(b, &rec); err != nil {
+			p.t.Fatalf("%s: %v", path, err)
+		}
+		sum, err := app.Verify(&rec)
+		if err != nil {
+			p.t.Errorf("the record does not verify: %v", err)
+			continue
+		}
+		p.t.Logf("record verified: %s %s, %d decisions replayed, accepted %v", rec.Workflow, rec.Outcome, sum.Replayed, sum.Accepted)
+	}
 }
 
 // state reads the current state of the checkpoint on disk.

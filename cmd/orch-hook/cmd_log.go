@@ -143,7 +143,7 @@ func printEvent(w io.Writer, ev *state.Event, asJSON bool) error {
 		return nil
 	}
 	cp := *ev
-	cp.Checkpoint = nil
+	cp.Checkpoint, cp.Call, cp.Reads = nil, nil, nil // bookkeeping: a record keeps them (README, "Records")
 	b, err := jsonenc.Marshal(&cp)
 	if err != nil {
 		return err

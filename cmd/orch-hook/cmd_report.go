@@ -132,10 +132,11 @@ func reportInput(e *env, store *state.Store, now time.Time) (*render.ReportInput
 }
 
 // workflowFiles lists the regular files under <root>/.orchestrator, the
-// state directory excluded, sorted. Symlinks are not followed.
+// state and records directories (orch-hook's own) excluded, sorted.
+// Symlinks are not followed.
 func workflowFiles(root string) ([]render.Artifact, error) {
 	base := filepath.Join(root, ".orchestrator")
-	stateDir := filepath.Join(root, state.Dir)
+	stateDir, recordsDir := filepath.Join(root, state.Dir), filepath.Join(root, state.RecordsDir)
 	var out []render.Artifact
 	err := filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -144,7 +145,7 @@ func workflowFiles(root string) ([]render.Artifact, error) {
 			}
 			return err
 		}
-		if d.IsDir() && path == stateDir {
+		if d.IsDir() && (path == stateDir || path == recordsDir) {
 			return filepath.SkipDir
 		}
 		if !d.Type().IsRegular() {

@@ -117,7 +117,9 @@ func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.
 		if err != nil {
 			return nil, err
 		}
-		d := &decision{out: coordinate.Decide(c, call, coordEnv(env, store))}
+		ce := coordEnv(env, store)
+		r := newReads(ce.Root, ce.Now, ce.StopCap)
+		d := &decision{out: coordinate.Decide(c, call, r.coordinate(ce)), reads: r}
 		d.events = func() []state.Event { return toEvents(d.out.Records, call, &orchestrate.Workflow{}) }
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
 			for rel, content := range d.out.Files {
@@ -232,7 +234,7 @@ func StartCoordinate(store *state.Store, description, scope, session string, now
 	if err := saveCoord(cp, c); err != nil {
 		return nil, err
 	}
-	ev := state.Event{Type: state.EventStart, Session: session, Reason: fmt.Sprintf("coordinate (%s): %s", c.Scope, shorten.Bytes(shorten.OneLine(description), 300, "..."))}
+	ev := state.Event{Type: state.EventStart, Session: session, Reason: fmt.Sprintf("coordinate (%s): %s", c.Scope, shorten.Bytes(shorten.OneLine(description), 300, "...")), Input: startInput(store.Root)}
 	if err := store.Create(cp, ev); err != nil {
 		return nil, err
 	}

@@ -170,6 +170,7 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 	store := state.Open(root)
 	store.Now = env.now
 	store.Wait = env.lockWait(in)
+	store.Committed = committed(store)
 	if in.HookEventName == gates.UserPromptSubmit && acceptStatePrompt(in.Prompt) {
 		return acceptState(store)
 	}
@@ -284,6 +285,9 @@ type decision struct {
 	out    gates.Outcome
 	events func() []state.Event
 	save   func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error)
+	// reads is what the decision read from the project, logged with the
+	// call for its replay (reads.go).
+	reads *reads
 }
 
 // transact is a hook call's transaction, the same for both workflows:
@@ -318,7 +322,7 @@ func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Cal
 		out = d.out
 		events := d.events()
 		if !out.Changed {
-			return events, state.ErrNoChange
+			return events, errors.Join(attach(store, events, call, d.reads), state.ErrNoChange)
 		}
 		events, err := d.save(cp, events)
 		out = d.out // saving may add to what the model is told (a file written)
@@ -329,7 +333,7 @@ func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Cal
 			events = []state.Event{{Type: state.EventUpdate, Reason: "workflow record updated"}}
 			fillEvent(&events[0], call)
 		}
-		return events, nil
+		return events, attach(store, events, call, d.reads)
 	})
 	if err != nil {
 		return hooks.Decision{}, err
@@ -358,9 +362,11 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		if err != nil {
 			return nil, err
 		}
-		ge := &orchestrate.Env{Root: store.ResolvedRoot(), LoadFiles: load, Recorded: store.ReadRecorded, Now: env.now(), StopCap: env.StopCap}
+		r := newReads(store.ResolvedRoot(), env.now(), env.StopCap)
+		loadFiles, recorded := r.orchestrate(load, store.ReadRecorded)
+		ge := &orchestrate.Env{Root: r.Root, LoadFiles: loadFiles, Recorded: recorded, Now: r.Now, StopCap: r.StopCap}
 		before := maps.Clone(w.PlanHashes)
-		d := &decision{out: orchestrate.Decide(w, call, ge)}
+		d := &decision{out: orchestrate.Decide(w, call, ge), reads: r}
 		d.events = func() []state.Event { return toEvents(d.out.Records, call, w) }
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
 			if err := writeEffects(store, w, &d.out, events); err != nil {

@@ -244,6 +244,6 @@ func StartWorkflow(store *state.Store, request, session string, now time.Time) (
 	if err := saveWorkflow(cp, w); err != nil {
 		return nil, err
 	}
-	ev := state.Event{Type: state.EventStart, Session: session, Reason: "orchestrate: " + shorten.Bytes(shorten.OneLine(request), 300, "...")}
+	ev := state.Event{Type: state.EventStart, Session: session, Reason: "orchestrate: " + shorten.Bytes(shorten.OneLine(request), 300, "..."), Input: startInput(store.Root)}
 	return w, store.Create(cp, ev)
 }

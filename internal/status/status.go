@@ -314,7 +314,7 @@ func recent(events []state.Event) *RecentInfo {
 	ri := &RecentInfo{Denials: []state.Event{}, Transitions: []state.Event{}}
 	for i := len(events) - 1; i >= 0; i-- {
 		ev := events[i]
-		ev.Checkpoint, ev.Prev = nil, "" // the log's own bookkeeping
+		ev.Checkpoint, ev.Prev, ev.Call, ev.Reads = nil, "", nil, nil // the log's own bookkeeping (the record keeps them)
 		switch ev.Type {
 		case state.EventDeny:
 			if len(ri.Denials) < recentN {

@@ -57,6 +57,7 @@ func TestCoordinateResearchAndPlan(t *testing.T) {
 	if len(run.Mock.Overflows()) > 0 {
 		c.errorf("a conversation ran out of turns: %v", run.Mock.Overflows())
 	}
+	verifyRecords(t, &c, plugin, project, "record_e2e_coordinate.json")
 
 	// The final state.
 	st := statusOf(t, plugin, project)

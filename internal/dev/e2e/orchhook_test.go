@@ -224,6 +224,7 @@ func TestFlow(t *testing.T) {
 	if string(completed) != `["0a","2","3","4a","4b","4c","5a","6"]` {
 		c.errorf("completed_states %s", completed)
 	}
+	verifyRecords(t, &c, plugin, project, "record_e2e_orchestrate.json")
 	for _, f := range []string{"src/greet.txt", "src/greet_test.txt"} {
 		if _, err := os.Stat(filepath.Join(project, f)); err != nil {
 			c.errorf("the implementer's %s was not written: %v", f, err)
@@ -439,5 +440,31 @@ func TestWhoWrites(t *testing.T) {
 func dumpNewText(t *testing.T, run *Run) {
 	for _, r := range run.Mock.Requests() {
 		t.Logf("#%d %s NEW: %.600q", r.Seq, r.Conversation, r.NewText())
+	}
+}
+
+// verifyRecords runs the plugin's `orch-hook verify` on the records the
+// run wrote (README, "Records"): there must be one, and it must verify.
+// With ORCH_HOOK_KEEP_RECORD=1 it is kept as internal/app/testdata/<keep>,
+// the real-CLI record the unit tests verify.
+func verifyRecords(t *testing.T, c *checks, plugin, project, keep string) {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(project, ".orchestrator", "records", "*.json"))
+	if len(paths) != 1 {
+		c.errorf("records written: %v, want one", paths)
+		return
+	}
+	out, err := exec.Command(filepath.Join(plugin, "bin", "orch-hook"), "verify", paths[0]).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), ": ok: ") {
+		c.errorf("orch-hook verify of the run's record: %v\n%s", err, out)
+	}
+	if os.Getenv("ORCH_HOOK_KEEP_RECORD") == "1" {
+		b, err := os.ReadFile(paths[0])
+		if err == nil {
+			err = os.WriteFile(filepath.Join("..", "..", "app", "testdata", keep), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

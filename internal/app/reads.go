@@ -1,0 +1,302 @@
+package app
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/coordinate"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
+	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/state"
+)
+
+// reads is what one decision read from the project: with the call, all a
+// replay of it needs (the gates are pure functions of the workflow, the
+// call and these). Contents are kept by their blob id. It is logged on the
+// record that ends the decision (README, "Records").
+type reads struct {
+	Root    string    `json:"root"`
+	Now     time.Time `json:"now"`
+	StopCap int       `json:"stop_cap,omitempty"`
+	// orchestrate: the plan files (name -> blob id) or the error reading
+	// them; the recorded copies asked for (name -> blob id, "" for none).
+	PlanRead bool              `json:"plan_read,omitempty"`
+	Plan     map[string]string `json:"plan,omitempty"`
+	PlanErr  string            `json:"plan_error,omitempty"`
+	Recorded map[string]string `json:"recorded,omitempty"`
+	// coordinate: what Inspect, Hash, List and Read answered, by argument.
+	Inspect map[string]fileCheck `json:"inspect,omitempty"`
+	Hash    map[string]hashRead  `json:"hash,omitempty"`
+	List    map[string][]string  `json:"list,omitempty"`
+	Read    map[string]string    `json:"read,omitempty"` // rel -> blob id ("" unreadable)
+
+	mu    sync.Mutex
+	blobs map[string][]byte
+	// missing is set in a replay when the decision asked for something
+	// the record does not hold.
+	missing []string
+}
+
+type fileCheck struct {
+	Rel    string `json:"rel,omitempty"`
+	Inside bool   `json:"inside,omitempty"`
+	Exists bool   `json:"exists,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+}
+
+type hashRead struct {
+	Rel string `json:"rel,omitempty"`
+	Sum string `json:"sum,omitempty"`
+	Err string `json:"error,omitempty"`
+}
+
+func newReads(root string, now time.Time, stopCap int) *reads {
+	return &reads{Root: root, Now: now, StopCap: stopCap}
+}
+
+// blob keeps a content and returns its id ("" for nil: nothing read).
+func (r *reads) blob(b []byte) string {
+	if b == nil {
+		return ""
+	}
+	id := state.BlobID(b)
+	if r.blobs == nil {
+		r.blobs = map[string][]byte{}
+	}
+	r.blobs[id] = b
+	return id
+}
+
+// orchestrate wraps an orchestrate environment's reads.
+func (r *reads) orchestrate(load func() (orchestrate.PlanFiles, error), recorded func(string) ([]byte, bool)) (func() (orchestrate.PlanFiles, error), func(string) ([]byte, bool)) {
+	wrapLoad := func() (orchestrate.PlanFiles, error) {
+		files, err := load()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.PlanRead, r.Plan, r.PlanErr = true, map[string]string{}, ""
+		if err != nil {
+			r.PlanErr = err.Error()
+		}
+		for name, b := range files {
+			r.Plan[name] = r.blob(b)
+		}
+		return files, err
+	}
+	wrapRecorded := func(name string) ([]byte, bool) {
+		b, ok := recorded(name)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.Recorded == nil {
+			r.Recorded = map[string]string{}
+		}
+		r.Recorded[name] = ""
+		if ok {
+			r.Recorded[name] = r.blob(b)
+		}
+		return b, ok
+	}
+	return wrapLoad, wrapRecorded
+}
+
+// coordinate wraps a coordinate environment's reads.
+func (r *reads) coordinate(e *coordinate.Env) *coordinate.Env {
+	inspect, hash, list, read := e.Inspect, e.Hash, e.List, e.Read
+	e.Inspect = func(p string) coordinate.FileCheck {
+		fc := inspect(p)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.Inspect == nil {
+			r.Inspect = map[string]fileCheck{}
+		}
+		r.Inspect[p] = fileCheck(fc)
+		return fc
+	}
+	e.Hash = func(p string) (string, string, error) {
+		rel, sum, err := hash(p)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.Hash == nil {
+			r.Hash = map[string]hashRead{}
+		}
+		h := hashRead{Rel: rel, Sum: sum}
+		if err != nil {
+			h.Err = err.Error()
+		}
+		r.Hash[p] = h
+		return rel, sum, err
+	}
+	e.List = func(rel string) []string {
+		names := list(rel)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.List == nil {
+			r.List = map[string][]string{}
+		}
+		r.List[rel] = append([]string{}, names...)
+		return names
+	}
+	e.Read = func(rel string) []byte {
+		b := read(rel)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.Read == nil {
+			r.Read = map[string]string{}
+		}
+		r.Read[rel] = r.blob(b)
+		return b
+	}
+	return e
+}
+
+// attach puts the call and what the decision read on the record that ends
+// it (the last of events), and keeps the contents read. It runs under the
+// lock. A call that cannot be encoded is logged without them (the record
+// of that workflow then says it cannot be replayed there).
+func attach(store *state.Store, events []state.Event, call *gates.Call, r *reads) error {
+	if len(events) == 0 || call == nil || r == nil {
+		return nil
+	}
+	c, err := jsonenc.Marshal(call)
+	if err != nil {
+		return err
+	}
+	rb, err := jsonenc.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := store.SaveBlobs(r.blobs); err != nil {
+		return err
+	}
+	last := &events[len(events)-1]
+	last.Call, last.Reads = c, rb
+	return nil
+}
+
+// ---- replay ----
+
+// replayOrchestrate is the environment a recorded orchestrate decision
+// was made in. blob finds a content by its id.
+func (r *reads) replayOrchestrate(blob func(string) ([]byte, error)) *orchestrate.Env {
+	return &orchestrate.Env{
+		Root: r.Root, Now: r.Now, StopCap: r.StopCap,
+		LoadFiles: func() (orchestrate.PlanFiles, error) {
+			if !r.PlanRead {
+				r.miss("the plan files")
+				return orchestrate.PlanFiles{}, nil
+			}
+			files := orchestrate.PlanFiles{}
+			for name, id := range r.Plan {
+				b, err := blob(id)
+				if err != nil {
+					r.miss("plan file " + name + ": " + err.Error())
+					continue
+				}
+				files[name] = b
+			}
+			if r.PlanErr != "" {
+				return files, errors.New(r.PlanErr)
+			}
+			return files, nil
+		},
+		Recorded: func(name string) ([]byte, bool) {
+			id, ok := r.Recorded[name]
+			if !ok {
+				r.miss("the recorded copy of " + name)
+				return nil, false
+			}
+			if id == "" {
+				return nil, false
+			}
+			b, err := blob(id)
+			if err != nil {
+				r.miss("the recorded copy of " + name + ": " + err.Error())
+				return nil, false
+			}
+			return b, true
+		},
+	}
+}
+
+// replayCoordinate is the environment a recorded coordinate decision was
+// made in.
+func (r *reads) replayCoordinate(blob func(string) ([]byte, error)) *coordinate.Env {
+	return &coordinate.Env{
+		Root: r.Root, Now: r.Now, StopCap: r.StopCap,
+		Inspect: func(p string) coordinate.FileCheck {
+			fc, ok := r.Inspect[p]
+			if !ok {
+				r.miss("Inspect " + p)
+			}
+			return coordinate.FileCheck(fc)
+		},
+		Hash: func(p string) (string, string, error) {
+			h, ok := r.Hash[p]
+			if !ok {
+				r.miss("Hash " + p)
+				return "", "", errors.New("not recorded")
+			}
+			if h.Err != "" {
+				return h.Rel, h.Sum, errors.New(h.Err)
+			}
+			return h.Rel, h.Sum, nil
+		},
+		List: func(rel string) []string {
+			names, ok := r.List[rel]
+			if !ok {
+				r.miss("List " + rel)
+			}
+			return names
+		},
+		Read: func(rel string) []byte {
+			id, ok := r.Read[rel]
+			if !ok {
+				r.miss("Read " + rel)
+				return nil
+			}
+			if id == "" {
+				return nil
+			}
+			b, err := blob(id)
+			if err != nil {
+				r.miss("Read " + rel + ": " + err.Error())
+				return nil
+			}
+			return b
+		},
+	}
+}
+
+func (r *reads) miss(what string) {
+	if len(r.missing) < 8 {
+		r.missing = append(r.missing, what)
+	}
+}
+
+// blobText is how a record keeps a content: as text when it is UTF-8,
+// else base64 behind a "base64:" prefix.
+func blobText(b []byte) string {
+	if utf8.Valid(b) {
+		return b2s(b)
+	}
+	return "base64:" + base64.StdEncoding.EncodeToString(b)
+}
+
+func b2s(b []byte) string { return string(b) }
+
+// textBlob reads what blobText wrote.
+func textBlob(s string) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(s, "base64:"); ok {
+		b, err := base64.StdEncoding.DecodeString(rest)
+		if err != nil {
+			return nil, fmt.Errorf("bad base64 content: %w", err)
+		}
+		return b, nil
+	}
+	return []byte(s), nil
+}
