@@ -158,6 +158,7 @@ func NewApp(e *env) *cli.App {
 			graphCommand(e),
 			reportCommand(e),
 			explainCommand(e),
+			statsCommand(e),
 		},
 		// Errors are printed and mapped to exit codes by Main alone.
 		ExitErrHandler: func(*cli.Context, error) {},

@@ -132,10 +132,13 @@ func reportInput(e *env, store *state.Store, now time.Time) (*render.ReportInput
 }
 
 // workflowFiles lists the regular files under <root>/.orchestrator, the
-// state directory excluded, sorted. Symlinks are not followed.
+// state directory and the records (every workflow's, not this one's
+// artifacts: state.MetricsFile) excluded, sorted. Symlinks are not
+// followed.
 func workflowFiles(root string) ([]render.Artifact, error) {
 	base := filepath.Join(root, ".orchestrator")
 	stateDir := filepath.Join(root, state.Dir)
+	recordsDir := filepath.Dir(state.MetricsPath(root))
 	var out []render.Artifact
 	err := filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -144,7 +147,7 @@ func workflowFiles(root string) ([]render.Artifact, error) {
 			}
 			return err
 		}
-		if d.IsDir() && path == stateDir {
+		if d.IsDir() && (path == stateDir || path == recordsDir) {
 			return filepath.SkipDir
 		}
 		if !d.Type().IsRegular() {

@@ -170,6 +170,7 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 	store := state.Open(root)
 	store.Now = env.now
 	store.Wait = env.lockWait(in)
+	store.Committed = func(prev, next *state.Checkpoint) error { return committed(store, prev, next) }
 	if in.HookEventName == gates.UserPromptSubmit && acceptStatePrompt(in.Prompt) {
 		return acceptState(store)
 	}
@@ -226,6 +227,14 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 		return failure(env, store, call, err)
 	}
 	return d
+}
+
+// committed is what the hook path derives from a change it committed
+// (state.Store.Committed: under the lock, after the change is made). Each
+// part checks cheaply whether the change concerns it: most changes write
+// nothing more.
+func committed(store *state.Store, prev, next *state.Checkpoint) error {
+	return recordMetrics(store, prev, next)
 }
 
 // refuseMalformed: a PreToolUse payload that does not decode, while a
