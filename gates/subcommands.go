@@ -22,6 +22,7 @@ var Subcommands = []Subcommand{
 	{Name: "graph", ReadOnly: true},
 	{Name: "report", ReadOnly: true, WriteFlags: []string{"-o", "--o", "-output", "--output"}},
 	{Name: "doctor", ReadOnly: true},
+	{Name: "stats", ReadOnly: true},
 	{Name: "migrate", ReadOnly: true, WriteFlags: []string{"-w", "--w", "-write", "--write"}},
 	{Name: "verify", ReadOnly: true},
 	{Name: "help", ReadOnly: true},

@@ -6,6 +6,7 @@
 //
 // Reads take no lock: every write replaces the snapshot by an atomic rename.
 // Writes go through Store.Update, one read-modify-write under an exclusive
-// flock on a sidecar file, bounded in time. Files are 0600, directories
-// 0700, and nothing here is ever run by a shell.
+// flock on a sidecar file, bounded in time. Files are 0600 and directories
+// 0700, but for the records a team may commit (MetricsFile: 0644, in a
+// 0755 directory), and nothing here is ever run by a shell.
 package state

@@ -41,6 +41,7 @@ func TestReadOnlyArgs(t *testing.T) {
 	}{
 		{[]string{"status"}, true},
 		{[]string{"status", "--json"}, true},
+		{[]string{"stats", "--json"}, true},
 		{[]string{"--project", "/p", "log", "-n", "5"}, true},
 		{[]string{"--project=/p", "report", "--format", "html"}, true},
 		{[]string{"report", "-o", "r.md"}, false},
@@ -65,7 +66,7 @@ func TestReadOnlyArgs(t *testing.T) {
 }
 
 // The commands whose errors come as one JSON object under --json are the
-// command table's commands with a --json flag: today the five README,
+// command table's commands with a --json flag: today the six README,
 // "Exit codes" names.
 func TestJSONCommandsFromTable(t *testing.T) {
 	e := &env{stdin: nil, stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
@@ -77,7 +78,7 @@ func TestJSONCommandsFromTable(t *testing.T) {
 		}
 	}
 	sort.Strings(got)
-	if want := []string{"doctor", "explain", "init", "start", "status"}; strings.Join(got, " ") != strings.Join(want, " ") {
+	if want := []string{"doctor", "explain", "init", "start", "stats", "status"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("JSON commands %q, want %q (README, \"Exit codes\")", got, want)
 	}
 	for _, args := range [][]string{

@@ -53,7 +53,7 @@ func (c *Workflow) failed(l *Launch, class, why string, env *Env, o *gates.Outco
 		o.Files = map[string]string{}
 	}
 	o.Files[EscalationFile] = c.EscalationMarkdown()
-	o.Log(gates.Record{Type: gates.RecTransition, Reason: fmt.Sprintf("%s -> escalated: %s failed %d times (%s)", c.Current, a.What(), n, class)})
+	o.Log(gates.Record{Type: gates.RecTransition, Reason: fmt.Sprintf("%s"+escalatedMark+"%s failed %d times (%s)", c.Current, a.What(), n, class)})
 	return fmt.Sprintf("[coordinate %s] -> escalated | %s failed %d times in state %s (last: %s, a %s failure); do not relaunch it: tell the user to see %s and decide with /orch-hook:resolve %s", c.Current, a.What(), n, c.Current, why, class, EscalationFile, c.resolveOptions())
 }
 

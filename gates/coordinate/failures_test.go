@@ -89,6 +89,15 @@ func TestCoordEscalation(t *testing.T) {
 	if !strings.HasPrefix(line, "[coordinate implement] -> escalated | implementation-executor failed 3 times in state implement") || !strings.Contains(line, "/orch-hook:resolve retry|abort") {
 		t.Errorf("third failure: %q", line)
 	}
+	escalations := 0
+	for _, r := range o.Records {
+		if EscalationRecord(r.Reason) {
+			escalations++
+		}
+	}
+	if escalations != 1 {
+		t.Errorf("%d records read as the escalation's (metrics count them): %+v", escalations, o.Records)
+	}
 	md := o.Files[EscalationFile]
 	for _, want := range []string{"**What failed**: implementation-executor, 3 times in state implement", "**Expected**: `IMPLEMENTATION STATUS: COMPLETE`", "**Found**: launch failed (API Error: 529 overloaded) (transient)", "| 2 | permanent |", "1. `/orch-hook:resolve retry`", "2. `/orch-hook:resolve abort`", "`orch-hook log --type agent_complete --type error`"} {
 		if !strings.Contains(md, want) {

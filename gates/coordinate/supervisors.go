@@ -258,7 +258,7 @@ func (c *Workflow) supervised(l *Launch, text string, env *Env) (string, string)
 			total += s
 		}
 		red := ContextReduction(sizes, res.AggregatedChars())
-		note = fmt.Sprintf("context reduction %.0f%% (%d report bytes -> %d characters of metadata)", red, total, res.AggregatedChars())
+		note = fmt.Sprintf(contextReductionNote, red, total, res.AggregatedChars())
 		if red < ContextReductionTarget {
 			note += fmt.Sprintf(" (below the %.0f%% target: a warning only)", ContextReductionTarget)
 		}
@@ -282,7 +282,7 @@ func (c *Workflow) supervised(l *Launch, text string, env *Env) (string, string)
 		}
 	}
 	seq, par, pct := TimeSavings(ds, c.workerSpan(l.AgentID).Milliseconds())
-	c.TimeSavings = fmt.Sprintf("sequential %dms vs parallel %dms (%d%% saved)", seq, par, pct)
+	c.TimeSavings = fmt.Sprintf(timeSavingsNote, seq, par, pct)
 	if len(failures) > 0 {
 		note = "; partial failures: " + strings.Join(failures, "; ")
 	}

@@ -90,7 +90,7 @@ func (c *Workflow) abort() {
 	if !slices.Contains(c.Completed, c.Current) {
 		c.Completed = append(c.Completed, c.Current)
 	}
-	c.Outcome = "aborted by the user at " + string(c.Current)
+	c.Outcome = abortedOutcome + string(c.Current)
 	c.Current = CComplete
 	c.Failures = nil
 }

@@ -121,29 +121,26 @@ func recordOutcome(prev, next *state.Checkpoint) string {
 	return ""
 }
 
-// committed is state.Store.Committed for the hook path: at a finish or an
-// escalation it writes the workflow's record.
-func committed(store *state.Store) func(prev, next *state.Checkpoint) error {
-	return func(prev, next *state.Checkpoint) error {
-		outcome := recordOutcome(prev, next)
-		if outcome == "" {
-			return nil
-		}
-		lines, err := store.LogLinesLocked()
-		if err != nil {
-			return fmt.Errorf("the workflow's record: %w", err)
-		}
-		rec, err := BuildRecord(lines, func(id string) ([]byte, error) { return store.ReadBlob(id) })
-		if err != nil {
-			return fmt.Errorf("the workflow's record: %w", err)
-		}
-		rec.Git.End = gitHead(store.Root)
-		b, err := jsonenc.Indent(rec)
-		if err != nil {
-			return err
-		}
-		return store.WriteRecord(next.Lineage, append(b, '\n'))
+// writeRecord writes the workflow's record at a finish or an escalation
+// (called under the lock, from committed).
+func writeRecord(store *state.Store, prev, next *state.Checkpoint) error {
+	if recordOutcome(prev, next) == "" {
+		return nil
 	}
+	lines, err := store.LogLinesLocked()
+	if err != nil {
+		return fmt.Errorf("the workflow's record: %w", err)
+	}
+	rec, err := BuildRecord(lines, func(id string) ([]byte, error) { return store.ReadBlob(id) })
+	if err != nil {
+		return fmt.Errorf("the workflow's record: %w", err)
+	}
+	rec.Git.End = gitHead(store.Root)
+	b, err := jsonenc.Indent(rec)
+	if err != nil {
+		return err
+	}
+	return store.WriteRecord(next.Lineage, append(b, '\n'))
 }
 
 // BuildRecord makes the record of a log (its lines as written); blob reads

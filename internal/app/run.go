@@ -170,7 +170,7 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 	store := state.Open(root)
 	store.Now = env.now
 	store.Wait = env.lockWait(in)
-	store.Committed = committed(store)
+	store.Committed = func(prev, next *state.Checkpoint) error { return committed(store, prev, next) }
 	if in.HookEventName == gates.UserPromptSubmit && acceptStatePrompt(in.Prompt) {
 		return acceptState(store)
 	}
@@ -227,6 +227,15 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 		return failure(env, store, call, err)
 	}
 	return d
+}
+
+// committed is what the hook path derives from a change it committed
+// (state.Store.Committed: under the lock, after the change is made). Each
+// part checks cheaply whether the change concerns it: most changes write
+// nothing more.
+func committed(store *state.Store, prev, next *state.Checkpoint) error {
+	// The record first: the metrics line is written once per workflow.
+	return errors.Join(writeRecord(store, prev, next), recordMetrics(store, prev, next))
 }
 
 // refuseMalformed: a PreToolUse payload that does not decode, while a
