@@ -35,8 +35,12 @@ type Record struct {
 	Rules map[string]int `json:"rules"`
 	// Git is HEAD where the workflow started and where the record was
 	// written: what was observed, not proven (verify cannot check it).
-	Git     GitHeads `json:"git"`
-	Summary Summary  `json:"summary"`
+	Git GitHeads `json:"git"`
+	// Files are, for an orchestrate workflow, the files its plan's tasks
+	// name, with the SHA-256 each had when the record was written (""
+	// when missing): observed, not proven.
+	Files   map[string]string `json:"files,omitempty"`
+	Summary Summary           `json:"summary"`
 	// Log is events.jsonl, line by line, byte for byte.
 	Log []string `json:"log"`
 	// Blobs are the contents the decisions read, by id (text, or
@@ -55,9 +59,11 @@ type GitHeads struct {
 type Summary struct {
 	RequestSHA256 string       `json:"request_sha256"`
 	Transitions   []Transition `json:"transitions"`
-	// Refused counts the calls refused, by rule ("" when not a rule's).
-	Refused   int            `json:"refused"`
-	ByGate    map[string]int `json:"refused_by_gate,omitempty"`
+	// Refused counts the calls refused, and by gate; Passed the
+	// transitions that passed a gate (orchestrate's gated rows), by gate.
+	Refused int            `json:"refused"`
+	ByGate  map[string]int `json:"refused_by_gate,omitempty"`
+	Passed  map[string]int `json:"passed_by_gate,omitempty"`
 	Decisions []Decision     `json:"decisions,omitempty"`
 	Agents    []AgentRun     `json:"agents,omitempty"`
 	// FixIterations and Escalations: orchestrate's counts.
@@ -136,6 +142,7 @@ func writeRecord(store *state.Store, prev, next *state.Checkpoint) error {
 		return fmt.Errorf("the workflow's record: %w", err)
 	}
 	rec.Git.End = gitHead(store.Root)
+	rec.Files = planFiles(store.Root, next)
 	b, err := jsonenc.Indent(rec)
 	if err != nil {
 		return err
@@ -234,7 +241,7 @@ func blobIDs(ev state.Event) []string {
 // summarize derives the summary from the log; it returns the last
 // checkpoint too.
 func summarize(events []state.Event, lastLine string) (Summary, *state.Checkpoint, error) {
-	s := Summary{ByGate: map[string]int{}}
+	s := Summary{ByGate: map[string]int{}, Passed: map[string]int{}}
 	var last *state.Checkpoint
 	var approved string
 	for i, ev := range events {
@@ -256,6 +263,9 @@ func summarize(events []state.Event, lastLine string) (Summary, *state.Checkpoin
 		}
 		if ev.StateBefore != ev.StateAfter || last == nil {
 			s.Transitions = append(s.Transitions, Transition{Serial: ev.Serial, From: ev.StateBefore, To: ev.StateAfter, Cause: strings.TrimSpace(ev.Type + " " + ev.HookEvent), Time: ev.Time})
+			if g := gateOf(cp.StateMachine.WorkflowConfig.Command, ev.StateBefore, ev.StateAfter); g > 0 {
+				s.Passed[fmt.Sprint(g)]++
+			}
 		}
 		if ev.StateAfter == orchestrate.Escalated && ev.StateBefore != orchestrate.Escalated ||
 			bytes.Contains(cp.Workflow, []byte(`"escalation":{`)) && last != nil && !bytes.Contains(last.Workflow, []byte(`"escalation":{`)) {
@@ -303,8 +313,52 @@ func summarize(events []state.Event, lastLine string) (Summary, *state.Checkpoin
 	if len(s.ByGate) == 0 {
 		s.ByGate = nil
 	}
+	if len(s.Passed) == 0 {
+		s.Passed = nil
+	}
 	s.ChainTail = state.LineHash([]byte(lastLine))
 	return s, last, nil
+}
+
+// gateOf is the gate of the orchestrate row from -> to (0 when none).
+func gateOf(workflow, from, to string) int {
+	if workflow != "orchestrate" {
+		return 0
+	}
+	for _, t := range orchestrate.Transitions {
+		if string(t.From) == from && string(t.To) == to && t.Gate > 0 {
+			return t.Gate
+		}
+	}
+	return 0
+}
+
+// planFiles are the files an orchestrate plan's tasks name, with their
+// SHA-256 in the project now ("" when missing or unreadable).
+func planFiles(root string, last *state.Checkpoint) map[string]string {
+	if last.StateMachine.WorkflowConfig.Command != "orchestrate" {
+		return nil
+	}
+	w, err := LoadWorkflow(last)
+	if err != nil || w.Plan == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, ph := range w.Plan.Phases {
+		for _, t := range ph.Tasks {
+			for _, f := range t.Files {
+				if _, seen := out[f]; seen || len(out) >= 512 {
+					continue
+				}
+				_, sum, err := state.HashProjectFile(root, f)
+				if err != nil {
+					sum = ""
+				}
+				out[f] = sum
+			}
+		}
+	}
+	return out
 }
 
 func firstWord(s string) string {
