@@ -61,9 +61,9 @@ type Summary struct {
 	Transitions   []Transition `json:"transitions"`
 	// Refused counts the calls refused, and by gate; Passed the
 	// transitions that passed a gate (orchestrate's gated rows), by gate.
-	Refused int            `json:"refused"`
-	ByGate  map[string]int `json:"refused_by_gate,omitempty"`
-	Passed  map[string]int `json:"passed_by_gate,omitempty"`
+	Refused   int            `json:"refused"`
+	ByGate    map[string]int `json:"refused_by_gate,omitempty"`
+	Passed    map[string]int `json:"passed_by_gate,omitempty"`
 	Decisions []Decision     `json:"decisions,omitempty"`
 	Agents    []AgentRun     `json:"agents,omitempty"`
 	// FixIterations and Escalations: orchestrate's counts.
