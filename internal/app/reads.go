@@ -36,8 +36,9 @@ type reads struct {
 	List    map[string][]string  `json:"list,omitempty"`
 	Read    map[string]string    `json:"read,omitempty"` // rel -> blob id ("" unreadable)
 
-	mu    sync.Mutex
-	blobs map[string][]byte
+	mu        sync.Mutex
+	planFiles orchestrate.PlanFiles
+	blobs     map[string][]byte
 	// missing is set in a replay when the decision asked for something
 	// the record does not hold.
 	missing []string
@@ -79,12 +80,10 @@ func (r *reads) orchestrate(load func() (orchestrate.PlanFiles, error), recorded
 		files, err := load()
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		r.PlanRead, r.Plan, r.PlanErr = true, map[string]string{}, ""
+		// Hashed only if the decision is logged (finish): most are not.
+		r.PlanRead, r.planFiles, r.PlanErr = true, files, ""
 		if err != nil {
 			r.PlanErr = err.Error()
-		}
-		for name, b := range files {
-			r.Plan[name] = r.blob(b)
 		}
 		return files, err
 	}
@@ -165,6 +164,12 @@ func attach(store *state.Store, events []state.Event, call *gates.Call, r *reads
 	c, err := jsonenc.Marshal(call)
 	if err != nil {
 		return err
+	}
+	if r.PlanRead {
+		r.Plan = make(map[string]string, len(r.planFiles))
+		for name, b := range r.planFiles {
+			r.Plan[name] = r.blob(b)
+		}
 	}
 	rb, err := jsonenc.Marshal(r)
 	if err != nil {
