@@ -12,7 +12,6 @@ import (
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/gates/coordinate"
 	"github.com/orch-hook/orch-hook/gates/orchestrate"
-	"github.com/orch-hook/orch-hook/internal/jsonenc"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -155,15 +154,10 @@ func (r *reads) coordinate(e *coordinate.Env) *coordinate.Env {
 
 // attach puts the call and what the decision read on the record that ends
 // it (the last of events), and keeps the contents read. It runs under the
-// lock. A call that cannot be encoded is logged without them (the record
-// of that workflow then says it cannot be replayed there).
+// lock.
 func attach(store *state.Store, events []state.Event, call *gates.Call, r *reads) error {
 	if len(events) == 0 || call == nil || r == nil {
 		return nil
-	}
-	c, err := jsonenc.Marshal(call)
-	if err != nil {
-		return err
 	}
 	if r.PlanRead {
 		r.Plan = make(map[string]string, len(r.planFiles))
@@ -171,10 +165,7 @@ func attach(store *state.Store, events []state.Event, call *gates.Call, r *reads
 			r.Plan[name] = r.blob(b)
 		}
 	}
-	rb, err := jsonenc.Marshal(r)
-	if err != nil {
-		return err
-	}
+	c, rb := encodeCall(call), r.encode()
 	if err := store.SaveBlobs(r.blobs); err != nil {
 		return err
 	}

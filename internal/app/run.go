@@ -171,12 +171,14 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 	store.Now = env.now
 	store.Wait = env.lockWait(in)
 	store.Committed = func(prev, next *state.Checkpoint) error { return committed(store, prev, next) }
-	if in.HookEventName == gates.UserPromptSubmit && acceptStatePrompt(in.Prompt) {
-		return acceptState(store)
-	}
-	if args, ok := resumePrompt(in.Prompt); ok && in.HookEventName == gates.UserPromptSubmit {
-		if d, adopted := resumeV13(store, in, args); adopted {
-			return d
+	if in.HookEventName == gates.UserPromptSubmit {
+		if acceptStatePrompt(in.Prompt) {
+			return acceptState(store)
+		}
+		if args, ok := resumePrompt(in.Prompt); ok {
+			if d, adopted := resumeV13(store, in, args); adopted {
+				return d
+			}
 		}
 	}
 	if o, denied := gates.Static(call); denied {
