@@ -53,7 +53,7 @@ func TestEncodeMatchesJSON(t *testing.T) {
 		}
 		var back reads
 		if err := json.Unmarshal(r.encode(), &back); err != nil || back.Root != r.Root || !back.Now.Equal(r.Now) {
-			t.Errorf("reads %d does not read back: %v %+v", i, err, back)
+			t.Errorf("reads %d does not read back: %v (root %q, now %v)", i, err, back.Root, back.Now)
 		}
 	}
 }
