@@ -572,11 +572,11 @@ func Verify(rec *Record) (*Summary, error) {
 			cur = recorded
 		case len(ev.Checkpoint) > 0:
 			switch ev.Type {
-			case state.EventMigrate, state.EventAccept, state.EventRepair:
-			case state.EventStart:
-				// A start begins a log: a new workflow archives the old
-				// one's.
-				return nil, fail("a start in the middle of a log: a workflow starts in a log of its own")
+			case state.EventAccept, state.EventRepair:
+			case state.EventStart, state.EventMigrate:
+				// A start, or an adoption, begins a log: the workflow it
+				// replaces goes to the archive with its own.
+				return nil, fail("a %s in the middle of a log: a workflow starts (or is adopted) in a log of its own", ev.Type)
 			default:
 				return nil, fail("a state change (%s) with no recorded call: it cannot have been made by a hook", ev.Type)
 			}

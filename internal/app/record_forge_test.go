@@ -75,7 +75,7 @@ func TestVerifyForgedStateChanges(t *testing.T) {
 		r := forge(t, rec, []string{lineOfMap(m)})
 		wantFail(t, r, 1, "not the checkpoint a start writes")
 	})
-	for _, typ := range []string{state.EventStart, state.EventRecover} {
+	for _, typ := range []string{state.EventStart, state.EventRecover, state.EventMigrate} {
 		t.Run("a "+typ+" inserted to jump to the end", func(t *testing.T) {
 			m := lineMap(t, rec.Log[1])
 			for k := range m {
