@@ -1,11 +1,13 @@
 package app_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/state"
@@ -155,4 +157,63 @@ func TestVerifyForgedStartPastApproval(t *testing.T) {
 		t.Fatalf("decisions %+v", r.Summary.Decisions)
 	}
 	wantFail(t, r, 1, "not the checkpoint a start writes")
+}
+
+// Every way a workflow starts writes the checkpoint verify expects of a
+// start: orchestrate, coordinate with its scope given or detected, and a
+// revision of an existing plan.
+func TestVerifyStartsAsWritten(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	starts := map[string]func(store *state.Store) error{
+		"orchestrate": func(store *state.Store) error {
+			_, err := app.StartWorkflow(store, "Add a CSV export", "s-1", time.Now().UTC())
+			return err
+		},
+		"coordinate, scope detected": func(store *state.Store) error {
+			_, err := app.StartCoordinate(store, "Research authentication patterns and plan the change", "", "s-1", time.Now().UTC())
+			return err
+		},
+		"coordinate, scope given": func(store *state.Store) error {
+			_, err := app.StartCoordinate(store, "Implement rate limiting", "full-implementation", "", time.Now().UTC())
+			return err
+		},
+		"coordinate, revision": func(store *state.Store) error {
+			dir := filepath.Join(store.Root, "specs", "004_auth_system", "plans")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, "001_auth_system_plan.md"), []byte("# Plan\n"), 0o644); err != nil {
+				return err
+			}
+			_, err := app.StartCoordinate(store, "Revise the auth system plan to use OAuth", "research-and-revise", "", time.Now().UTC())
+			return err
+		},
+	}
+	for name, start := range starts {
+		t.Run(name, func(t *testing.T) {
+			root, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := state.Open(root)
+			if err := start(store); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(store.LogPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines [][]byte
+			for _, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+				lines = append(lines, l)
+			}
+			rec, err := app.BuildRecord(lines, func(string) ([]byte, error) { return nil, os.ErrNotExist })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := app.Verify(rec); err != nil {
+				t.Errorf("the start does not verify: %v", err)
+			}
+		})
+	}
 }
