@@ -283,6 +283,12 @@ func noWorkflow(env Env, store *state.Store, in *hooks.Input, call *gates.Call) 
 		o := orchestrate.Decide(&orchestrate.Workflow{Current: orchestrate.Complete}, call, &orchestrate.Env{})
 		return startWorkflow(env, store, o, call)
 	}
+	// The state directory is orch-hook's before a workflow too: a
+	// checkpoint the model put there (a v1.3 one, or one without a seal)
+	// would wait for the user to adopt or accept it as theirs.
+	if o, denied := gates.GuardFinishedState(call, store.Root); denied {
+		return decisionOf(o)
+	}
 	return hooks.Decision{}
 }
 
