@@ -600,6 +600,10 @@ func Verify(rec *Record) (*Summary, error) {
 	}
 	if got := outcomeOf(last); got != rec.Outcome {
 		return nil, &VerifyError{Problem: fmt.Sprintf("the record says the workflow ended %s; its log ends it %s", rec.Outcome, got)}
+	} else if got == "running" {
+		// orch-hook writes a record when a workflow ends or escalates: a
+		// log that leaves it running was cut short.
+		return nil, &VerifyError{Problem: "its log leaves the workflow running: orch-hook writes a record when a workflow completes, is aborted or escalates, so this log was cut short"}
 	}
 	if last.Lineage != rec.Lineage || last.StateMachine.WorkflowConfig.Command != rec.Workflow {
 		return nil, &VerifyError{Problem: "the record's lineage or workflow is not its log's"}
