@@ -384,9 +384,7 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		d := &decision{out: orchestrate.Decide(w, call, ge), reads: r}
 		d.events = func() []state.Event { return toEvents(d.out.Records, call, w) }
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
-			if err := writeEffects(store, w, &d.out, events); err != nil {
-				return nil, err
-			}
+			events = writeEffects(store, w, &d.out, events, call)
 			events = keepRecorded(store, before, w, ge, call, events)
 			oldTable := cp.StateMachine.TableVersion
 			if err := saveWorkflow(cp, w); err != nil {
