@@ -466,6 +466,12 @@ func validSHA(s string) string {
 	return s
 }
 
+// maxReplayBytes bounds what the replay of one record hands the gates, in
+// all: a real workflow's decisions read its plan files (at most 500 of
+// 1 MiB each, a decision) a few hundred times; a forged record could name
+// one content thousands of times a decision, and cost hours.
+var maxReplayBytes int64 = 4 << 30
+
 // VerifyError names the first record of a log that fails verification.
 type VerifyError struct {
 	Line    int // 1-based line of the log
@@ -510,14 +516,25 @@ func Verify(rec *Record) (*Summary, error) {
 			return nil, &VerifyError{Line: i + 1, Serial: events[i].Serial, Problem: fmt.Sprintf("serial %d after serial %d", events[i].Serial, events[i-1].Serial)}
 		}
 	}
+	checked := map[string]bool{}
+	var handed int64
 	blob := func(id string) ([]byte, error) {
 		t, ok := rec.Blobs[id]
 		if !ok {
 			return nil, errors.New("not in the record")
 		}
 		b, err := textBlob(t)
-		if err == nil && state.BlobID(b) != id {
-			err = errors.New("its content does not hash to its id")
+		if err == nil && !checked[id] {
+			if state.BlobID(b) != id {
+				return nil, errors.New("its content does not hash to its id")
+			}
+			checked[id] = true
+		}
+		// Each decision reads its contents afresh, as the hook did; a
+		// record whose decisions read more than a workflow's would (one
+		// content named many times over) is not replayed to the end.
+		if handed += int64(len(b)); handed > maxReplayBytes {
+			return nil, fmt.Errorf("the record's decisions read more than %d MiB in all: not replayed further", maxReplayBytes>>20)
 		}
 		return b, err
 	}

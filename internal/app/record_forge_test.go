@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,4 +230,36 @@ func TestVerifyStartsAsWritten(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A record whose decisions name one content over and over (each name is a
+// few bytes of the record, each read a whole content) stops replaying at
+// verify's budget instead of running for hours.
+func TestVerifyReplayBudget(t *testing.T) {
+	rec := e2eRecord(t, "record_e2e_orchestrate.json")
+	i, big := -1, ""
+	for j, l := range rec.Log {
+		m := lineMap(t, l)
+		reads, _ := m["reads"].(map[string]any)
+		if plan, ok := reads["plan"].(map[string]any); ok && len(plan) > 0 {
+			for _, id := range plan {
+				if s := id.(string); big == "" || len(rec.Blobs[s]) > len(rec.Blobs[big]) {
+					big = s
+				}
+			}
+			i = j
+			break
+		}
+	}
+	if i < 0 {
+		t.Fatal("no decision read the plan")
+	}
+	m := lineMap(t, rec.Log[i])
+	plan := m["reads"].(map[string]any)["plan"].(map[string]any)
+	for k := 0; k < 400; k++ {
+		plan[fmt.Sprintf("copy-%03d.md", k)] = big
+	}
+	r := forge(t, rec, append(append([]string{}, rec.Log[:i]...), lineOfMap(m)))
+	defer app.SetMaxReplayBytes(int64(100 * len(rec.Blobs[big])))()
+	wantFail(t, r, i+1, "not replayed further")
 }
