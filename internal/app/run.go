@@ -286,7 +286,7 @@ func noWorkflow(env Env, store *state.Store, in *hooks.Input, call *gates.Call) 
 	// The state directory is orch-hook's before a workflow too: a
 	// checkpoint the model put there (a v1.3 one, or one without a seal)
 	// would wait for the user to adopt or accept it as theirs.
-	if o, denied := gates.GuardFinishedState(call, store.Root); denied {
+	if o, denied := gates.GuardFinishedState(call, store.ResolvedRoot()); denied {
 		return decisionOf(o)
 	}
 	return hooks.Decision{}
