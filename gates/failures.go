@@ -49,6 +49,9 @@ func (a Attempt) What() string {
 type Failures struct {
 	State    State     `json:"state"`
 	Attempts []Attempt `json:"attempts,omitempty"`
+	// Dropped counts, by work (Attempt.What), the attempts the bound on
+	// Attempts dropped: they still count.
+	Dropped map[string]int `json:"dropped,omitempty"`
 }
 
 // maxAttempts bounds what one state keeps (parallel work fails apart).
@@ -59,10 +62,14 @@ const maxAttempts = 64
 // this state.
 func (f *Failures) Record(state State, a Attempt) int {
 	if f.State != state {
-		f.State, f.Attempts = state, nil
+		f.State, f.Attempts, f.Dropped = state, nil, nil
 	}
 	a.Error = shorten.Runes(shorten.OneLine(a.Error), 300)
 	if len(f.Attempts) >= maxAttempts {
+		if f.Dropped == nil {
+			f.Dropped = map[string]int{}
+		}
+		f.Dropped[f.Attempts[0].What()]++
 		f.Attempts = f.Attempts[1:]
 	}
 	f.Attempts = append(f.Attempts, a)
@@ -71,7 +78,7 @@ func (f *Failures) Record(state State, a Attempt) int {
 
 // Count is how many times one work has failed in the recorded state.
 func (f *Failures) Count(agent, unit string) int {
-	n := 0
+	n := f.Dropped[Attempt{Agent: agent, Unit: unit}.What()]
 	for _, a := range f.Attempts {
 		if a.Agent == agent && a.Unit == unit {
 			n++
@@ -108,6 +115,9 @@ func (f *Failures) Worst(state State) int {
 	}
 	for _, a := range f.Attempts {
 		n = max(n, f.Count(a.Agent, a.Unit))
+	}
+	for _, d := range f.Dropped {
+		n = max(n, d) // a work whose attempts were all dropped
 	}
 	return n
 }

@@ -149,11 +149,50 @@ func (e *UnadoptedError) Error() string {
 
 // Hint says how to adopt it (or, when it replaced a workflow, undo that).
 func (e *UnadoptedError) Hint() string {
-	h := "to continue it, run `orch-hook migrate --write` or type /orch-hook:resume in Claude Code (README, \"Continuing a v1.3 checkpoint\")"
 	if e.Pinned {
-		h += "; to undo the replacement, run `orch-hook repair`, which restores the last state orch-hook wrote"
+		// /orch-hook:resume moves a running workflow to a session: typed
+		// for that, it must not adopt what replaced the workflow.
+		return "to undo the replacement, run `orch-hook repair`, which restores the last state orch-hook wrote; to adopt the v1.3 checkpoint instead, run `orch-hook migrate --write` in a terminal (README, \"Continuing a v1.3 checkpoint\")"
 	}
-	return h
+	return "to continue it, run `orch-hook migrate --write` or type /orch-hook:resume in Claude Code (README, \"Continuing a v1.3 checkpoint\")"
+}
+
+// replacesRunning reports whether the v1.3 file in checkpoint.json took
+// the place of a workflow orch-hook was running: its marker says so (or
+// is not one orch-hook wrote), or, with no marker, the log's last
+// checkpoint is of a workflow that had not finished.
+func (s *Store) replacesRunning() bool {
+	m, err := s.readMarker()
+	switch {
+	case err != nil:
+		return true
+	case m != nil:
+		return !m.Finished
+	}
+	last, _ := s.lastLoggedCheckpoint()
+	return last != nil && !last.Finished()
+}
+
+// lastLoggedCheckpoint is the checkpoint of the log's last record that
+// carries one (nil when there is none, or it does not read).
+func (s *Store) lastLoggedCheckpoint() (*Checkpoint, error) {
+	f, err := os.OpenFile(s.LogPath(), os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var found *Checkpoint
+	err = reverseLines(f, func(line []byte) bool {
+		var p chainProbe
+		if json.Unmarshal(line, &p) != nil || len(p.Checkpoint) == 0 {
+			return true
+		}
+		if cp, migrated, err := Decode(p.Checkpoint); err == nil && !migrated {
+			found = cp
+		}
+		return false
+	})
+	return found, err
 }
 
 // ErrNotV13 is Adopt's answer when the checkpoint is not a v1.3 file.
@@ -220,11 +259,24 @@ func (s *Store) Adopt(imported []byte, install func(cp *Checkpoint) (string, err
 	if err := writeFileAtomic(s.CheckpointPath()+".v1.3", raw); err != nil {
 		return nil, "", err
 	}
-	if m, _ := s.readMarker(); m != nil && imported == nil {
+	if imported == nil {
 		// The log is the replaced workflow's: it goes to the archive, as
-		// a finished workflow's does, so nothing it holds is lost.
-		if err := s.archiveFilesLocked(m.Lineage, "events.jsonl", recordedName); err != nil {
-			return nil, "", err
+		// a finished workflow's does, so nothing it holds is lost (and the
+		// adopted workflow's log begins with its adoption). Its lineage is
+		// the marker's, else its own last checkpoint's.
+		lineage := ""
+		if m, _ := s.readMarker(); m != nil {
+			lineage = m.Lineage
+		} else if last, _ := s.lastLoggedCheckpoint(); last != nil {
+			lineage = last.Lineage
+		}
+		if fi, err := os.Lstat(s.LogPath()); err == nil && (lineage != "" || fi.Size() > 0) {
+			if lineage == "" || !plainName(lineage) {
+				lineage = "replaced-" + s.Now().Format("20060102T150405.000000000Z")
+			}
+			if err := s.archiveFilesLocked(lineage, "events.jsonl", recordedName); err != nil {
+				return nil, "", err
+			}
 		}
 	}
 	if err := s.startSegmentLocked(); err != nil {

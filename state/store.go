@@ -200,8 +200,7 @@ func (s *Store) readAudited(full bool, known *Checkpoint) (*Checkpoint, *audit, 
 	if err == nil && migrated {
 		// A v1.3 file carries no seal: only the user adopts it (Adopt),
 		// never a read.
-		m, _ := s.readMarker()
-		return nil, nil, &UnadoptedError{Path: path, Pinned: m != nil && !m.Finished}
+		return nil, nil, &UnadoptedError{Path: path, Pinned: s.replacesRunning()}
 	}
 	if err == nil && s.Check != nil {
 		err = s.Check(cp)

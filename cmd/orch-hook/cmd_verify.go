@@ -25,9 +25,13 @@ func verifyCommand(e *env) *cli.Command {
 		Usage:     "check workflow records (.orchestrator/records/<lineage>.json): the log's hash chain, every decision replayed through this binary's gates, the outcome and summary",
 		ArgsUsage: "RECORD...",
 		Description: "Exits 0 when every record verifies, 1 when one does not (naming its first record that fails).\n" +
+			"A state change no gate made (an adoption, an accepted state) is listed; --strict fails the record.\n" +
 			"It proves that a record is internally consistent and that every step obeyed the rules; not\n" +
 			"who wrote it (README, \"Records\").",
 		OnUsageError: usageOnCommand,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "strict", Usage: "also fail a record holding a state change no gate made (an adoption, an accepted state): the user's, or a forger's"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
 				return usagef("verify takes one or more RECORD files")
@@ -38,6 +42,11 @@ func verifyCommand(e *env) *cli.Command {
 				if err != nil {
 					failed = true
 					fmt.Fprintf(e.stdout, "%s: FAIL: %s\n", path, strings.ReplaceAll(err.Error(), "\n", " "))
+					continue
+				}
+				if jumps := stateJumps(sum.Accepted); c.Bool("strict") && len(jumps) > 0 {
+					failed = true
+					fmt.Fprintf(e.stdout, "%s: FAIL: state changes no gate made (--strict): %s\n", path, strings.Join(jumps, ", "))
 					continue
 				}
 				accepted := ""
@@ -72,4 +81,17 @@ func verifyFile(path string) (*app.Summary, error) {
 		return nil, fmt.Errorf("not a record: %v", err)
 	}
 	return app.Verify(&rec)
+}
+
+// stateJumps are the accepted changes that may put the workflow anywhere:
+// an adoption or an accepted state (a repair puts back the state before
+// it, which verify checks).
+func stateJumps(accepted []string) []string {
+	var out []string
+	for _, a := range accepted {
+		if !strings.HasPrefix(a, "repair ") {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -109,6 +109,30 @@ func (c *Workflow) deliver(call *gates.Call) gates.Outcome {
 	return o
 }
 
+// notifiedFailure closes a running launch whose task notification says
+// it ended otherwise than completed (failed, killed): a transient failure
+// (README, "Failures and retries"), counted as a failed Agent call is.
+func (c *Workflow) notifiedFailure(call *gates.Call, env *Env) (gates.Outcome, bool) {
+	status := gates.FirstMatch(gates.ReNotifyStatus, call.Prompt)
+	if status == "" || status == "completed" {
+		return gates.Outcome{}, false
+	}
+	l := c.byAgent(gates.FirstMatch(gates.ReNotifyID, call.Prompt))
+	if l == nil {
+		l = c.byTool(gates.FirstMatch(gates.ReNotifyTool, call.Prompt))
+	}
+	if l == nil || (l.Status != gates.Running && l.Status != gates.Stale) {
+		return gates.Outcome{}, false
+	}
+	l.Status, l.Ended = gates.Failed, env.Now
+	o := gates.Outcome{Changed: true}
+	o.Log(gates.Record{Type: gates.RecComplete, AgentID: l.AgentID, AgentType: l.Agent, ToolUseID: l.ToolUseID, Reason: "ended (transient): " + shorten.Runes(shorten.OneLine(status), 40)})
+	if l.Parent == "" {
+		o.Context = c.failed(l, gates.Transient, fmt.Sprintf("ended with status %q", shorten.Runes(status, 40)), env, &o)
+	}
+	return o, true
+}
+
 // subagentStop verifies what a coordinate agent reports and advances.
 func (c *Workflow) subagentStop(call *gates.Call, env *Env) gates.Outcome {
 	name, ok := coordAgent(call.AgentType)

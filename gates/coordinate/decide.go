@@ -84,6 +84,9 @@ func Decide(c *Workflow, call *gates.Call, env *Env) gates.Outcome {
 		return c.stop(call, env)
 	case gates.UserPromptSubmit:
 		if gates.IsNotification(call.Prompt) {
+			if o, failed := c.notifiedFailure(call, env); failed {
+				return o
+			}
 			return c.deliver(call)
 		}
 		return c.userPrompt(call, env)

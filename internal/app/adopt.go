@@ -145,6 +145,12 @@ func resumeV13(store *state.Store, in *hooks.Input, args string) (hooks.Decision
 	if _, err := store.Load(); !errors.As(err, &unadopted) {
 		return hooks.Decision{}, false
 	}
+	if unadopted.Pinned {
+		// The user types /orch-hook:resume to move the running workflow to
+		// this session: that is no word to adopt a file that took its
+		// place, which a model may have crafted (at any state it likes).
+		return hooks.Decision{Block: true, Reason: fmt.Sprintf("orch-hook: %s: /orch-hook:resume does not adopt it. %s.", unadopted.Error(), upperFirst(unadopted.Hint()))}, true
+	}
 	if in.SessionID == "" || in.PromptID == "" {
 		// As for every decision: Claude Code sends both with a typed prompt.
 		return hooks.Decision{Block: true, Reason: "orch-hook: adopting a v1.3 checkpoint needs /orch-hook:resume typed in a Claude Code session (this event has no session_id or prompt_id)."}, true

@@ -124,11 +124,9 @@ func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
 			for rel, content := range d.out.Files {
 				// ESCALATION.md (failures.go): the only file a coordinate
-				// decision writes.
-				if err := state.WriteProjectFile(store.Root, rel, content); err != nil {
-					return nil, fmt.Errorf("writing %s: %w", rel, err)
-				}
-				d.out.Context += "\n\norch-hook: wrote " + rel + " (tell the user; they decide with /orch-hook:resolve)."
+				// decision writes; the escalation stands without it
+				// (writeEffects).
+				events = writeEffect(store, rel, content, &d.out, events, call, "")
 			}
 			return events, saveCoord(cp, c)
 		}

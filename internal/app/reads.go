@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -275,9 +276,10 @@ func (r *reads) miss(what string) {
 }
 
 // blobText is how a record keeps a content: as text when it is UTF-8,
-// else base64 behind a "base64:" prefix.
+// else base64 behind a "base64:" prefix (so is text that starts with the
+// prefix itself: it would read back otherwise).
 func blobText(b []byte) string {
-	if utf8.Valid(b) {
+	if utf8.Valid(b) && !bytes.HasPrefix(b, []byte("base64:")) {
 		return b2s(b)
 	}
 	return "base64:" + base64.StdEncoding.EncodeToString(b)

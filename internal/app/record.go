@@ -278,7 +278,7 @@ func summarize(events []state.Event, lastLine string) (Summary, *state.Checkpoin
 		}
 		if len(ev.Call) > 0 {
 			s.Replayed++
-		} else if i > 0 {
+		} else if i > 0 || ev.Type == state.EventMigrate {
 			s.Accepted = append(s.Accepted, fmt.Sprintf("%s at serial %d", ev.Type, ev.Serial))
 		}
 		last = cp
@@ -466,6 +466,12 @@ func validSHA(s string) string {
 	return s
 }
 
+// maxReplayBytes bounds what the replay of one record hands the gates, in
+// all: a real workflow's decisions read its plan files (at most 500 of
+// 1 MiB each, a decision) a few hundred times; a forged record could name
+// one content thousands of times a decision, and cost hours.
+var maxReplayBytes int64 = 4 << 30
+
 // VerifyError names the first record of a log that fails verification.
 type VerifyError struct {
 	Line    int // 1-based line of the log
@@ -510,14 +516,25 @@ func Verify(rec *Record) (*Summary, error) {
 			return nil, &VerifyError{Line: i + 1, Serial: events[i].Serial, Problem: fmt.Sprintf("serial %d after serial %d", events[i].Serial, events[i-1].Serial)}
 		}
 	}
+	checked := map[string]bool{}
+	var handed int64
 	blob := func(id string) ([]byte, error) {
 		t, ok := rec.Blobs[id]
 		if !ok {
 			return nil, errors.New("not in the record")
 		}
 		b, err := textBlob(t)
-		if err == nil && state.BlobID(b) != id {
-			err = errors.New("its content does not hash to its id")
+		if err == nil && !checked[id] {
+			if state.BlobID(b) != id {
+				return nil, errors.New("its content does not hash to its id")
+			}
+			checked[id] = true
+		}
+		// Each decision reads its contents afresh, as the hook did; a
+		// record whose decisions read more than a workflow's would (one
+		// content named many times over) is not replayed to the end.
+		if handed += int64(len(b)); handed > maxReplayBytes {
+			return nil, fmt.Errorf("the record's decisions read more than %d MiB in all: not replayed further", maxReplayBytes>>20)
 		}
 		return b, err
 	}
@@ -533,6 +550,13 @@ func Verify(rec *Record) (*Summary, error) {
 			if cur, _, err = state.Decode(ev.Checkpoint); err != nil {
 				return nil, fail("its checkpoint does not read: %v", err)
 			}
+			if ev.Type == state.EventStart {
+				// A start writes a new workflow, made from the request
+				// alone: nothing done, nothing approved.
+				if diff := checkStart(cur); diff != "" {
+					return nil, fail("not the checkpoint a start writes (%s)", diff)
+				}
+			}
 			continue
 		}
 		switch {
@@ -541,29 +565,50 @@ func Verify(rec *Record) (*Summary, error) {
 			if err != nil {
 				return nil, fail("%v", err)
 			}
-			if len(ev.Checkpoint) == 0 {
-				if ev.Type == state.EventDeny && denied != ev.Reason {
-					return nil, fail("replayed, the call is not refused the way the log says (the gates say %q)", shortReason(denied))
+			// The call leads to the checkpoint the log holds (none: no
+			// change), and is refused exactly when the log says so, with
+			// the refusal the gates give.
+			recorded := cur
+			if len(ev.Checkpoint) > 0 {
+				if recorded, _, err = state.Decode(ev.Checkpoint); err != nil {
+					return nil, fail("its checkpoint does not read: %v", err)
 				}
-				continue
+			}
+			if diff := diffCheckpoints(next, recorded); diff != "" {
+				if len(ev.Checkpoint) == 0 {
+					return nil, fail("the log records no change, but replayed through the gates, the call changes the state (%s)", diff)
+				}
+				return nil, fail("replayed through the gates, the call does not lead to the checkpoint the log holds (%s)", diff)
+			}
+			switch {
+			case ev.Type == state.EventDeny && denied != ev.Reason:
+				return nil, fail("replayed, the call is not refused the way the log says (the gates say %q)", shortReason(denied))
+			case ev.Type != state.EventDeny && denied != "":
+				return nil, fail("the log lets the call through (%s), but replayed, the gates refuse it (%q)", ev.Type, shortReason(denied))
+			}
+			cur = recorded
+		case len(ev.Checkpoint) > 0:
+			switch ev.Type {
+			case state.EventAccept, state.EventRepair:
+			case state.EventStart, state.EventMigrate:
+				// A start, or an adoption, begins a log: the workflow it
+				// replaces goes to the archive with its own.
+				return nil, fail("a %s in the middle of a log: a workflow starts (or is adopted) in a log of its own", ev.Type)
+			default:
+				return nil, fail("a state change (%s) with no recorded call: it cannot have been made by a hook", ev.Type)
 			}
 			recorded, _, err := state.Decode(ev.Checkpoint)
 			if err != nil {
 				return nil, fail("its checkpoint does not read: %v", err)
 			}
-			if diff := diffCheckpoints(next, recorded); diff != "" {
-				return nil, fail("replayed through the gates, the call does not lead to the checkpoint the log holds (%s)", diff)
+			if ev.Type == state.EventRepair {
+				// orch-hook repair restores (or rebuilds) the last state
+				// orch-hook wrote: the state before it.
+				if diff := diffCheckpoints(cur, recorded); diff != "" {
+					return nil, fail("a repair puts back the state before it; this one changes it (%s)", diff)
+				}
 			}
 			cur = recorded
-		case len(ev.Checkpoint) > 0:
-			switch ev.Type {
-			case state.EventStart, state.EventMigrate, state.EventAccept, state.EventRepair, state.EventRecover:
-			default:
-				return nil, fail("a state change (%s) with no recorded call: it cannot have been made by a hook", ev.Type)
-			}
-			if cur, _, err = state.Decode(ev.Checkpoint); err != nil {
-				return nil, fail("its checkpoint does not read: %v", err)
-			}
 		}
 	}
 	sum, last, err := summarize(events, rec.Log[len(rec.Log)-1])
@@ -572,6 +617,10 @@ func Verify(rec *Record) (*Summary, error) {
 	}
 	if got := outcomeOf(last); got != rec.Outcome {
 		return nil, &VerifyError{Problem: fmt.Sprintf("the record says the workflow ended %s; its log ends it %s", rec.Outcome, got)}
+	} else if got == "running" {
+		// orch-hook writes a record when a workflow ends or escalates: a
+		// log that leaves it running was cut short.
+		return nil, &VerifyError{Problem: "its log leaves the workflow running: orch-hook writes a record when a workflow completes, is aborted or escalates, so this log was cut short"}
 	}
 	if last.Lineage != rec.Lineage || last.StateMachine.WorkflowConfig.Command != rec.Workflow {
 		return nil, &VerifyError{Problem: "the record's lineage or workflow is not its log's"}
@@ -631,6 +680,11 @@ func replay(cur *state.Checkpoint, ev state.Event, blob func(string) ([]byte, er
 	if len(r.missing) > 0 {
 		return nil, "", fmt.Errorf("replayed, the decision reads what the record does not hold: %s", strings.Join(r.missing, "; "))
 	}
+	if !out.Changed {
+		// A hook writes nothing for a decision that changes nothing
+		// (transact), whatever the gates did to their copy.
+		next = cur
+	}
 	denied := ""
 	if out.Verdict != gates.Allow {
 		denied = out.Reason
@@ -674,4 +728,57 @@ func canonical(b []byte) []byte {
 	}
 	out, _ := json.Marshal(v)
 	return out
+}
+
+// checkStart compares a log's first checkpoint, written by a start, with
+// the one a start writes for its request ("" when they agree in what the
+// gates decide): the workflow's first state, nothing launched, done or
+// approved. What a start reads from the project (a coordinate workflow's
+// topic directory, the plan a revision revises) is taken as recorded.
+func checkStart(cp *state.Checkpoint) string {
+	cfg := cp.StateMachine.WorkflowConfig
+	want := &state.Checkpoint{
+		SchemaVersion: state.SchemaVersion,
+		StateMachine: state.StateMachine{
+			WorkflowConfig: state.WorkflowConfig{Command: cfg.Command, Description: cfg.Description},
+		},
+		PhaseData:       map[string]json.RawMessage{},
+		SupervisorState: map[string]json.RawMessage{},
+	}
+	switch cfg.Command {
+	case "orchestrate":
+		w0, err := LoadWorkflow(cp)
+		if err != nil {
+			return err.Error()
+		}
+		w, err := orchestrate.NewWorkflow(cfg.Description, w0.Owner)
+		if err == nil {
+			err = saveWorkflow(want, w)
+		}
+		if err != nil {
+			return err.Error()
+		}
+	case "coordinate":
+		c0, err := LoadCoord(cp)
+		if err != nil {
+			return err.Error()
+		}
+		scope := ""
+		if c0.ScopeWhy == "given with --scope" {
+			scope = c0.Scope
+		}
+		c, err := coordinate.NewWorkflow(cfg.Description, scope, c0.Owner, c0.Paths.TopicPath)
+		if err != nil {
+			return err.Error()
+		}
+		if c.Scope == coordinate.ScopeResearchAndRevise {
+			c.Topic, c.Paths.PlanPath = c0.Topic, c0.Paths.PlanPath
+		}
+		if err := saveCoord(want, c); err != nil {
+			return err.Error()
+		}
+	default:
+		return fmt.Sprintf("no gates for a %q workflow", cfg.Command)
+	}
+	return diffCheckpoints(want, cp)
 }

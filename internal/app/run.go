@@ -285,6 +285,12 @@ func noWorkflow(env Env, store *state.Store, in *hooks.Input, call *gates.Call) 
 		o := orchestrate.Decide(&orchestrate.Workflow{Current: orchestrate.Complete}, call, &orchestrate.Env{})
 		return startWorkflow(env, store, o, call)
 	}
+	// The state directory is orch-hook's before a workflow too: a
+	// checkpoint the model put there (a v1.3 one, or one without a seal)
+	// would wait for the user to adopt or accept it as theirs.
+	if o, denied := gates.GuardFinishedState(call, store.ResolvedRoot()); denied {
+		return decisionOf(o)
+	}
 	return hooks.Decision{}
 }
 
@@ -380,9 +386,7 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		d := &decision{out: orchestrate.Decide(w, call, ge), reads: r}
 		d.events = func() []state.Event { return toEvents(d.out.Records, call, w) }
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
-			if err := writeEffects(store, w, &d.out, events); err != nil {
-				return nil, err
-			}
+			events = writeEffects(store, w, &d.out, events, call)
 			events = keepRecorded(store, before, w, ge, call, events)
 			oldTable := cp.StateMachine.TableVersion
 			if err := saveWorkflow(cp, w); err != nil {

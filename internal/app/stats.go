@@ -82,7 +82,7 @@ func SummarizeMetrics(log *state.MetricsLog) *Stats {
 	phases := map[int]*PhaseCountStats{}
 	for i, raw := range log.Lines {
 		var m MetricsLine
-		if json.Unmarshal(raw, &m) != nil || m.Schema != MetricsSchema || m.Kind == "" {
+		if json.Unmarshal(raw, &m) != nil || m.Schema != MetricsSchema || m.Kind == "" || !plausible(&m) {
 			st.SkippedLines = append(st.SkippedLines, log.Numbers[i])
 			continue
 		}
@@ -171,3 +171,18 @@ func SummarizeMetrics(log *state.MetricsLog) *Stats {
 
 // tenths rounds to one decimal.
 func tenths(f float64) float64 { return math.Round(f*10) / 10 }
+
+// maxPercent bounds a measured percentage a line may hold: a sum of them
+// stays finite (JSON has no infinity, so one would fail the whole
+// summary).
+const maxPercent = 1e9
+
+// plausible: the line's measured percentages are finite numbers within
+// maxPercent (orch-hook writes percentages of what it measured; anything
+// else was not written by it).
+func plausible(m *MetricsLine) bool {
+	if r := m.ContextReduction; r != nil && !(math.Abs(r.Percent) <= maxPercent) {
+		return false
+	}
+	return true
+}

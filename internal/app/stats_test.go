@@ -44,3 +44,18 @@ func TestSummarizeMetrics(t *testing.T) {
 		t.Errorf("empty summary: %s", empty)
 	}
 }
+
+// A line no orch-hook wrote, with a percentage JSON's numbers allow but a
+// sum of which is infinite, is skipped: the summary still encodes.
+func TestSummarizeMetricsImplausiblePercent(t *testing.T) {
+	line := func(lineage string) []byte {
+		return []byte(`{"schema":"orch-hook.metrics/1","lineage":"` + lineage + `","kind":"coordinate","scope":"research-only","pattern":"flat","duration_ms":1,"agents":1,"debug_retries":0,"context_reduction":{"percent":1e308,"report_bytes":1,"metadata_chars":1},"outcome":"completed"}`)
+	}
+	st := SummarizeMetrics(&state.MetricsLog{Lines: [][]byte{line("a"), line("b")}, Numbers: []int{1, 2}})
+	if _, err := json.Marshal(st); err != nil {
+		t.Fatalf("the summary does not encode: %v", err)
+	}
+	if len(st.SkippedLines) != 2 || st.Workflows != 0 {
+		t.Errorf("skipped %v, %d workflows", st.SkippedLines, st.Workflows)
+	}
+}

@@ -137,17 +137,41 @@ func fillEvent(ev *state.Event, call *gates.Call) {
 
 // writeEffects writes the project files an outcome asks for.
 // pending are this call's events, not yet in the log.
-func writeEffects(store *state.Store, w *orchestrate.Workflow, o *gates.Outcome, pending []state.Event) error {
+//
+// A file that cannot be written does not undo the change (the escalation
+// it explains stands: failing it would leave the failure uncounted and the
+// work free to be relaunched); the error is logged first (the last event
+// carries the checkpoint) and the orchestrator told.
+func writeEffects(store *state.Store, w *orchestrate.Workflow, o *gates.Outcome, pending []state.Event, call *gates.Call) []state.Event {
 	for rel, content := range o.Files {
 		if rel == orchestrate.EscalationFile {
 			content = w.EscalationMarkdown(failureHistory(store, w, pending))
-			o.Context += "\n\n" + "orch-hook: wrote " + orchestrate.EscalationFile + " (tell the user; they decide with /orch-hook:resolve retry|skip|abort)."
 		}
-		if err := state.WriteProjectFile(store.Root, rel, content); err != nil {
-			return fmt.Errorf("writing %s: %w", rel, err)
-		}
+		pending = writeEffect(store, rel, content, o, pending, call, "retry|skip|abort")
 	}
-	return nil
+	return pending
+}
+
+// writeEffect writes one file an outcome asks for (ESCALATION.md) and
+// says so, or logs why it could not (see writeEffects).
+func writeEffect(store *state.Store, rel, content string, o *gates.Outcome, events []state.Event, call *gates.Call, options string) []state.Event {
+	resolve := "/orch-hook:resolve"
+	if options != "" {
+		resolve += " " + options
+	}
+	if err := state.WriteProjectFile(store.Root, rel, content); err != nil {
+		why := shorten.OneLine(err.Error())
+		o.Context += "\n\n" + "orch-hook: could not write " + rel + " (" + why + "); the escalation stands: tell the user, who decides with " + resolve + " (`orch-hook status` shows it)."
+		ev := state.Event{Type: state.EventError, Reason: "could not write " + rel + ": " + why}
+		fillEvent(&ev, call)
+		if len(events) == 0 {
+			events = []state.Event{{Type: state.EventUpdate, Reason: "workflow record updated"}}
+			fillEvent(&events[0], call)
+		}
+		return append([]state.Event{ev}, events...)
+	}
+	o.Context += "\n\n" + "orch-hook: wrote " + rel + " (tell the user; they decide with " + resolve + ")."
+	return events
 }
 
 // failureHistory rebuilds the escalation's failure table from the log: each
