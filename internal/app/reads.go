@@ -13,6 +13,7 @@ import (
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/gates/coordinate"
 	"github.com/orch-hook/orch-hook/gates/orchestrate"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -156,9 +157,14 @@ func (r *reads) coordinate(e *coordinate.Env) *coordinate.Env {
 // attach puts the call and what the decision read on the record that ends
 // it (the last of events), and keeps the contents read. It runs under the
 // lock.
-func attach(store *state.Store, events []state.Event, call *gates.Call, r *reads) error {
+//
+// The decision is made whatever happens to its contents: a content that
+// cannot be kept (the blobs directory blocked, a full disk) is logged as
+// an error before the record, whose replay then says what it lacks; the
+// gate's decision, a completion above all, is never lost to it.
+func attach(store *state.Store, events []state.Event, call *gates.Call, r *reads) []state.Event {
 	if len(events) == 0 || call == nil || r == nil {
-		return nil
+		return events
 	}
 	if r.PlanRead {
 		r.Plan = make(map[string]string, len(r.planFiles))
@@ -166,13 +172,14 @@ func attach(store *state.Store, events []state.Event, call *gates.Call, r *reads
 			r.Plan[name] = r.blob(b)
 		}
 	}
-	c, rb := encodeCall(call), r.encode()
-	if err := store.SaveBlobs(r.blobs); err != nil {
-		return err
-	}
 	last := &events[len(events)-1]
-	last.Call, last.Reads = c, rb
-	return nil
+	last.Call, last.Reads = encodeCall(call), r.encode()
+	if err := store.SaveBlobs(r.blobs); err != nil {
+		ev := state.Event{Type: state.EventError, Reason: "the contents this decision read could not be kept, so its record cannot replay it: " + shorten.OneLine(err.Error())}
+		fillEvent(&ev, call)
+		events = append([]state.Event{ev}, events...)
+	}
+	return events
 }
 
 // ---- replay ----

@@ -244,6 +244,7 @@ func summarize(events []state.Event, lastLine string) (Summary, *state.Checkpoin
 	s := Summary{ByGate: map[string]int{}, Passed: map[string]int{}}
 	var last *state.Checkpoint
 	var approved string
+	seenEnv, stopCap, root := false, 0, ""
 	for i, ev := range events {
 		switch ev.Type {
 		case state.EventDeny:
@@ -253,6 +254,25 @@ func summarize(events []state.Event, lastLine string) (Summary, *state.Checkpoin
 			}
 		case state.EventUserDecision:
 			s.Decisions = append(s.Decisions, Decision{Serial: ev.Serial, By: "user", What: firstWord(ev.Reason)})
+		}
+		if len(ev.Reads) > 0 {
+			// What a decision reads of its environment is the record's
+			// word: a Stop cap or project root that changes within a
+			// workflow is listed (--strict fails it), since replay takes
+			// either as recorded.
+			var env struct {
+				Root    string `json:"root"`
+				StopCap int    `json:"stop_cap"`
+			}
+			if json.Unmarshal(ev.Reads, &env) == nil {
+				if seenEnv && env.StopCap != stopCap {
+					s.Accepted = append(s.Accepted, fmt.Sprintf("stop cap %d -> %d at serial %d", stopCap, env.StopCap, ev.Serial))
+				}
+				if seenEnv && env.Root != root {
+					s.Accepted = append(s.Accepted, fmt.Sprintf("project root changed at serial %d", ev.Serial))
+				}
+				seenEnv, stopCap, root = true, env.StopCap, env.Root
+			}
 		}
 		if len(ev.Checkpoint) == 0 {
 			continue

@@ -263,3 +263,32 @@ func TestVerifyReplayBudget(t *testing.T) {
 	defer app.SetMaxReplayBytes(int64(100 * len(rec.Blobs[big])))()
 	wantFail(t, r, i+1, "not replayed further")
 }
+
+// A Stop cap (or project root) that changes within a workflow is the
+// record's word, which replay takes as recorded: it is listed with the
+// state changes no gate made, which --strict fails.
+func TestVerifyListsEnvironmentChanges(t *testing.T) {
+	rec := recordRun(t)
+	lines := append([]string(nil), rec.Log...)
+	i := len(lines) - 1
+	for !strings.Contains(lines[i], `"reads"`) {
+		i--
+	}
+	m := lineMap(t, lines[i])
+	reads := m["reads"].(map[string]any)
+	reads["stop_cap"] = 1
+	reads["root"] = "/elsewhere"
+	lines[i] = lineOfMap(m)
+	forged := forge(t, rec, lines)
+	sum, err := app.Verify(forged)
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	joined := strings.Join(sum.Accepted, ", ")
+	if !strings.Contains(joined, "stop cap 0 -> 1 at serial") || !strings.Contains(joined, "project root changed at serial") {
+		t.Errorf("accepted %v", sum.Accepted)
+	}
+	if s, err := app.Verify(rec); err != nil || len(s.Accepted) != 0 {
+		t.Errorf("the real record: %v, accepted %v", err, s.Accepted)
+	}
+}

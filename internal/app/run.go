@@ -339,7 +339,7 @@ func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Cal
 		out = d.out
 		events := d.events()
 		if !out.Changed {
-			return events, errors.Join(attach(store, events, call, d.reads), state.ErrNoChange)
+			return attach(store, events, call, d.reads), state.ErrNoChange
 		}
 		events, err := d.save(cp, events)
 		out = d.out // saving may add to what the model is told (a file written)
@@ -350,7 +350,7 @@ func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Cal
 			events = []state.Event{{Type: state.EventUpdate, Reason: "workflow record updated"}}
 			fillEvent(&events[0], call)
 		}
-		return events, attach(store, events, call, d.reads)
+		return attach(store, events, call, d.reads), nil
 	})
 	if err != nil {
 		return hooks.Decision{}, err
