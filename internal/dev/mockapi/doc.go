@@ -61,7 +61,10 @@
 //	-- plan.md --
 //	# Plan
 //
-// A turn is an array of blocks, or {"blocks": [...], "stop_reason": ...}.
+// A turn is an array of blocks, or {"blocks": [...], "stop_reason": ...,
+// "when": ..., "usage": {...}}; "usage" (input_tokens, output_tokens,
+// cache_creation_input_tokens, cache_read_input_tokens) replaces the
+// estimated token counts the reply reports.
 // A block is {"text": ...} or {"tool": NAME, "input": {...}, "id": ...};
 // the stop reason defaults to "tool_use" when the turn calls a tool, else
 // "end_turn"; tool_use ids default to generated ids unique per server. A

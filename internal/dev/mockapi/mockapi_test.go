@@ -566,3 +566,56 @@ func TestScriptRoundTrip(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestScriptedUsage: a turn's "usage" is what the reply reports, the input
+// and cache counts in message_start and the output count in message_delta
+// (all four in a non-streaming reply); a turn without one keeps the
+// estimate, and the usage survives a JSON round trip.
+func TestScriptedUsage(t *testing.T) {
+	s, err := ParseTxtar([]byte(`-- main.conv.json --
+{"match": {"user_contains": "[[U]]"}, "turns": [
+  {"blocks": [{"text": "counted"}],
+   "usage": {"input_tokens": 1101, "output_tokens": 21, "cache_creation_input_tokens": 3301, "cache_read_input_tokens": 4401}},
+  [{"text": "estimated"}]
+]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startTest(t, Options{Script: s})
+	events := parseSSE(t, post(t, srv, "", body(true, "x", user("[[U]] go"))).Body)
+	msg, _, _ := accumulate(t, events)
+	want := map[string]any{"input_tokens": 1101.0, "output_tokens": 1.0, "cache_creation_input_tokens": 3301.0, "cache_read_input_tokens": 4401.0}
+	if got := msg["usage"]; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("message_start usage %v, want %v", got, want)
+	}
+	if got := events[len(events)-2].data["usage"]; fmt.Sprint(got) != fmt.Sprint(map[string]any{"output_tokens": 21.0}) {
+		t.Errorf("message_delta usage %v, want output_tokens 21", got)
+	}
+
+	var whole struct{ Usage map[string]any }
+	if err := json.NewDecoder(post(t, srv, "", body(false, "x", user("[[U]] go"))).Body).Decode(&whole); err != nil {
+		t.Fatal(err)
+	}
+	want["output_tokens"] = 21.0
+	if fmt.Sprint(whole.Usage) != fmt.Sprint(want) {
+		t.Errorf("non-streaming usage %v, want %v", whole.Usage, want)
+	}
+
+	second := body(true, "x", user("[[U]] go"), assistant("counted"), user("more"))
+	msg, _, _ = accumulate(t, parseSSE(t, post(t, srv, "", second).Body))
+	if u := msg["usage"].(map[string]any); u["input_tokens"] != float64(estimateTokens(len(second))) || u["cache_read_input_tokens"] != 0.0 {
+		t.Errorf("unscripted turn usage %v, want the estimate", u)
+	}
+
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := ParseJSON(data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if u := s2.Conversations[0].Turns[0].Usage; u == nil || *u != *s.Conversations[0].Turns[0].Usage {
+		t.Errorf("usage after a round trip: %+v", u)
+	}
+}

@@ -72,6 +72,20 @@ type Turn struct {
 	// several match, the last one listed wins (the furthest step). This
 	// makes a script robust to how background completions interleave.
 	When string
+	// Usage, if set, is the token usage reported for this turn instead of
+	// the estimate (see Usage).
+	Usage *Usage
+}
+
+// Usage is the token usage a turn reports, as the API names it. The
+// input and cache counts go in message_start, the output count in
+// message_delta (and all four in a non-streaming reply). Keep the input
+// counts well below the model's context window, or the CLI compacts.
+type Usage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 }
 
 // Block is one content block of an assistant message: a text block when
@@ -116,7 +130,7 @@ func NewTurn(blocks ...Block) Turn { return Turn{Blocks: blocks} }
 func (b Block) isTool() bool { return b.Tool != "" }
 
 // UnmarshalJSON accepts a turn as an array of blocks or as an object
-// {"blocks": [...], "stop_reason": "...", "when": "..."}.
+// {"blocks": [...], "stop_reason": "...", "when": "...", "usage": {...}}.
 func (t *Turn) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -129,25 +143,27 @@ func (t *Turn) UnmarshalJSON(data []byte) error {
 		Blocks     []Block `json:"blocks"`
 		StopReason string  `json:"stop_reason"`
 		When       string  `json:"when"`
+		Usage      *Usage  `json:"usage"`
 	}
 	if err := dec.Decode(&obj); err != nil {
 		return err
 	}
-	t.Blocks, t.StopReason, t.When = obj.Blocks, obj.StopReason, obj.When
+	t.Blocks, t.StopReason, t.When, t.Usage = obj.Blocks, obj.StopReason, obj.When, obj.Usage
 	return nil
 }
 
 // MarshalJSON writes a turn as an array of blocks unless it has a
-// StopReason or a When.
+// StopReason, a When or a Usage.
 func (t Turn) MarshalJSON() ([]byte, error) {
-	if t.StopReason == "" && t.When == "" {
+	if t.StopReason == "" && t.When == "" && t.Usage == nil {
 		return json.Marshal(t.Blocks)
 	}
 	return json.Marshal(struct {
 		Blocks     []Block `json:"blocks"`
 		StopReason string  `json:"stop_reason,omitempty"`
 		When       string  `json:"when,omitempty"`
-	}{t.Blocks, t.StopReason, t.When})
+		Usage      *Usage  `json:"usage,omitempty"`
+	}{t.Blocks, t.StopReason, t.When, t.Usage})
 }
 
 // Validate checks the script: unique non-empty conversation names, a match

@@ -56,6 +56,36 @@ func usage(inTokens, outTokens int) map[string]any {
 	}
 }
 
+// turnUsage is the usage t reports: its scripted Usage, else the
+// estimate. start is message_start's (output_tokens 1, as the API sends
+// before any output); otherwise the output count is the turn's.
+func turnUsage(t Turn, bodyLen int, start bool) map[string]any {
+	if u := t.Usage; u != nil {
+		out := u.OutputTokens
+		if start {
+			out = 1
+		}
+		return map[string]any{
+			"input_tokens":                u.InputTokens,
+			"cache_creation_input_tokens": u.CacheCreationInputTokens,
+			"cache_read_input_tokens":     u.CacheReadInputTokens,
+			"output_tokens":               out,
+		}
+	}
+	if start {
+		return usage(estimateTokens(bodyLen), 1)
+	}
+	return usage(estimateTokens(bodyLen), outputTokens(t))
+}
+
+// deltaOutputTokens is message_delta's output count.
+func deltaOutputTokens(t Turn) int {
+	if t.Usage != nil {
+		return t.Usage.OutputTokens
+	}
+	return outputTokens(t)
+}
+
 func compactInput(raw json.RawMessage) []byte {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
@@ -79,7 +109,7 @@ func message(id, model string, t Turn, ids []string, bodyLen int) map[string]any
 	return map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model,
 		"content": content, "stop_reason": stopReason(t), "stop_sequence": nil,
-		"usage": usage(estimateTokens(bodyLen), outputTokens(t)),
+		"usage": turnUsage(t, bodyLen, false),
 	}
 }
 
@@ -104,7 +134,7 @@ func writeStream(w http.ResponseWriter, id, model string, t Turn, ids []string, 
 	send("message_start", map[string]any{"message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": usage(estimateTokens(bodyLen), 1),
+		"usage": turnUsage(t, bodyLen, true),
 	}})
 	send("ping", map[string]any{})
 	for i, b := range t.Blocks {
@@ -134,7 +164,7 @@ func writeStream(w http.ResponseWriter, id, model string, t Turn, ids []string, 
 	}
 	send("message_delta", map[string]any{
 		"delta": map[string]any{"stop_reason": stopReason(t), "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": outputTokens(t)},
+		"usage": map[string]any{"output_tokens": deltaOutputTokens(t)},
 	})
 	send("message_stop", map[string]any{})
 }
