@@ -25,6 +25,7 @@ var Subcommands = []Subcommand{
 	{Name: "stats", ReadOnly: true},
 	{Name: "migrate", ReadOnly: true, WriteFlags: []string{"-w", "--w", "-write", "--write"}},
 	{Name: "verify", ReadOnly: true},
+	{Name: "statusline", ReadOnly: true},
 	{Name: "help", ReadOnly: true},
 	{Name: "hook"},
 	{Name: "start"},

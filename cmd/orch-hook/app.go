@@ -159,6 +159,7 @@ func NewApp(e *env) *cli.App {
 			reportCommand(e),
 			explainCommand(e),
 			verifyCommand(e),
+			statuslineCommand(e),
 			statsCommand(e),
 		},
 		// Errors are printed and mapped to exit codes by Main alone.

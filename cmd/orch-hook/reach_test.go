@@ -106,11 +106,16 @@ var milestones = []struct {
 // milestone (0a, 2, 3, 4a, 4b, F1, F2, 4b-again, 4c, phase2, 5a, 5b, 6,
 // complete). Every call must be allowed; the script then goes on from there.
 func cmdReach(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: reach MILESTONE")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: reach [FROM] MILESTONE (FROM: go on from a milestone reached before)")
 	}
 	tasks := filepath.Join(ts.Getenv("WORK"), ".orchestrator", "tasks")
+	skip := len(args) == 2
 	for _, m := range milestones {
+		if skip {
+			skip = m.name != args[0]
+			continue
+		}
 		for _, st := range m.steps {
 			if st.files != nil {
 				ts.Check(os.MkdirAll(tasks, 0o755))
@@ -123,9 +128,9 @@ func cmdReach(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Fatalf("reach %s: step %s of milestone %s was refused: %v\n%s%s", args[0], st.args[0], m.name, err, stdout, stderr)
 			}
 		}
-		if m.name == args[0] {
+		if m.name == args[len(args)-1] {
 			return
 		}
 	}
-	ts.Fatalf("reach: unknown milestone %q", args[0])
+	ts.Fatalf("reach: unknown milestone %q", args[len(args)-1])
 }

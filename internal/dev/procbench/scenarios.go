@@ -123,6 +123,13 @@ var scenarios = []scenario{
 		setup: (*harness).benchWiring,
 	},
 	{
+		// Issue 17: the status line Claude Code runs after each turn, at
+		// 4a, with Claude Code's JSON on stdin (its own time should stay
+		// under 5 ms: reported as the ratio to the trivial Go binary).
+		name:  "j. orch-hook statusline at 4a",
+		setup: (*harness).benchStatusLine,
+	},
+	{
 		// The target is absolute: the median wall time, not the ratio.
 		name:      "h. orch-hook status at 4a, 100,000 logged events",
 		maxMedian: 50 * time.Millisecond,

@@ -435,3 +435,29 @@ func (h *harness) bench4aBash() (command, command, error) {
 	}
 	return cmd, h.floorTrivialCmd(), err
 }
+
+// benchStatusLine is `orch-hook statusline` on a workflow at 4a, given the
+// JSON Claude Code passes a status line (its project, as observed in
+// internal/dev/e2e/testdata/observed): one line, no lock, no write.
+func (h *harness) benchStatusLine() (command, command, error) {
+	p, err := h.project(h.tmpfs, "statusline-4a")
+	if err != nil {
+		return command{}, command{}, err
+	}
+	if err := h.reach4a(p); err != nil {
+		return command{}, command{}, err
+	}
+	in := fmt.Sprintf(`{"session_id":"s","cwd":%q,"workspace":{"current_dir":%q,"project_dir":%q},"version":"2.1.328"}`, p, p, p)
+	return command{
+		key:   "statusline-4a",
+		path:  h.orch,
+		args:  []string{"statusline"},
+		stdin: []byte(in),
+		check: func(out []byte) error {
+			if !strings.HasPrefix(string(out), "orch-hook 4a · phase 1/") {
+				return fmt.Errorf("got %q, want the line of step 4a", out)
+			}
+			return nil
+		},
+	}, h.floorTrivialCmd(), nil
+}

@@ -1,0 +1,109 @@
+package status
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/gates/coordinate"
+	"github.com/orch-hook/orch-hook/gates/orchestrate"
+	"github.com/orch-hook/orch-hook/internal/app"
+	"github.com/orch-hook/orch-hook/state"
+)
+
+// Line is the status line Claude Code shows under the prompt (`orch-hook
+// statusline`, README, "Status line"): the workflow and its step, what
+// runs, whether the sandbox protects the state, and a marker when the user
+// is waited on. "" when no workflow is active: the line then shows
+// nothing. It reads the state without the lock and writes nothing.
+// protected is nil when unknown.
+func Line(store *state.Store, protected *bool) string {
+	cp, err := store.Load()
+	var unadopted *state.UnadoptedError
+	switch {
+	case errors.Is(err, state.ErrNoState):
+		return ""
+	case errors.As(err, &unadopted):
+		return "orch-hook · a v1.3 checkpoint waits · your turn: orch-hook migrate --write, or /orch-hook:resume"
+	case err != nil:
+		return "orch-hook · the state needs you · your turn: orch-hook status"
+	case cp.Finished():
+		return ""
+	}
+	var parts []string
+	turn := ""
+	switch cp.StateMachine.WorkflowConfig.Command {
+	case "orchestrate":
+		w, err := app.LoadWorkflow(cp)
+		if err != nil {
+			return "orch-hook · the state needs you · your turn: orch-hook status"
+		}
+		parts, turn = orchestrateLine(w)
+	case "coordinate":
+		c, err := app.LoadCoord(cp)
+		if err != nil {
+			return "orch-hook · the state needs you · your turn: orch-hook status"
+		}
+		parts, turn = coordinateLine(c)
+	default:
+		return ""
+	}
+	if protected != nil && !*protected {
+		parts = append(parts, "sandbox off")
+	}
+	if turn != "" {
+		parts = append(parts, "your turn: "+turn)
+	}
+	return "orch-hook " + strings.Join(parts, " · ")
+}
+
+func orchestrateLine(w *orchestrate.Workflow) (parts []string, turn string) {
+	parts = []string{string(w.Current)}
+	if w.Plan != nil && w.Phase > 0 {
+		parts = append(parts, fmt.Sprintf("phase %d/%d", w.Phase, len(w.Plan.Phases)))
+	}
+	switch w.Current {
+	case orchestrate.S4b, orchestrate.SF1, orchestrate.SF2:
+		parts = append(parts, fmt.Sprintf("fix %d/%d", w.FixIterations, orchestrate.MaxFixIterations))
+	case orchestrate.S0a, orchestrate.S0b:
+		parts = append(parts, fmt.Sprintf("round %d/%d", w.Rounds, orchestrate.MaxRounds))
+	}
+	if n := len(w.InFlight()); n > 0 {
+		parts = append(parts, gates.Plural(n, "agent")+" running")
+	}
+	switch {
+	case w.Current == orchestrate.Escalated && w.Escalation != nil && w.Escalation.Kind == orchestrate.EscalationAgent:
+		turn = "/orch-hook:resolve " + strings.TrimSuffix(strings.TrimPrefix(w.Next(nil), "wait for the user: /orch-hook:resolve "), " (see .orchestrator/ESCALATION.md)")
+	case w.Current == orchestrate.Escalated:
+		turn = "/orch-hook:resolve retry|skip|abort"
+	case w.WaitingOn == "approval":
+		turn = "/orch-hook:approve or /orch-hook:request-changes"
+	case w.WaitingOn == "answers":
+		turn = "answer the questions"
+	}
+	return parts, turn
+}
+
+func coordinateLine(c *coordinate.Workflow) (parts []string, turn string) {
+	parts = []string{"coordinate " + string(c.Current)}
+	if c.Current == coordinate.CResearch {
+		parts = append(parts, fmt.Sprintf("%d/%d reports", len(c.Reports), c.Topics))
+	}
+	if c.Current == coordinate.CDebug || c.Retries > 0 {
+		parts = append(parts, fmt.Sprintf("debug %d/%d", c.Retries, coordinate.MaxDebugRetries))
+	}
+	running := 0
+	for _, l := range c.Launches {
+		if l.Status == gates.Running {
+			running++
+		}
+	}
+	if running > 0 {
+		parts = append(parts, gates.Plural(running, "agent")+" running")
+	}
+	if c.Escalation != nil {
+		turn = strings.TrimSuffix(strings.TrimPrefix(c.Next(), "wait for the user: "), " (see "+coordinate.EscalationFile+")")
+	}
+	return parts, turn
+}
