@@ -26,6 +26,7 @@ var Subcommands = []Subcommand{
 	{Name: "migrate", ReadOnly: true, WriteFlags: []string{"-w", "--w", "-write", "--write"}},
 	{Name: "verify", ReadOnly: true},
 	{Name: "statusline", ReadOnly: true},
+	{Name: "subagent-statusline", ReadOnly: true},
 	{Name: "help", ReadOnly: true},
 	{Name: "hook"},
 	{Name: "start"},

@@ -160,6 +160,7 @@ func NewApp(e *env) *cli.App {
 			explainCommand(e),
 			verifyCommand(e),
 			statuslineCommand(e),
+			subagentStatuslineCommand(e),
 			statsCommand(e),
 		},
 		// Errors are printed and mapped to exit codes by Main alone.

@@ -107,3 +107,63 @@ func coordinateLine(c *coordinate.Workflow) (parts []string, turn string) {
 	}
 	return parts, turn
 }
+
+// AgentLabel is what the subagent status line shows beside one running
+// agent (`orch-hook subagent-statusline`, README, "Status line"): its
+// agent, its work and the step it was launched in, "code-implementer ·
+// Task 02 · F2"; "" for an agent the workflow did not launch.
+func AgentLabel(store *state.Store, agentIDs []string) map[string]string {
+	out := map[string]string{}
+	cp, err := store.Load()
+	if err != nil || cp.Finished() {
+		return out
+	}
+	want := map[string]bool{}
+	for _, id := range agentIDs {
+		want[id] = true
+	}
+	switch cp.StateMachine.WorkflowConfig.Command {
+	case "orchestrate":
+		w, err := app.LoadWorkflow(cp)
+		if err != nil {
+			return out
+		}
+		for _, l := range w.Launches {
+			if l.AgentID == "" || !want[l.AgentID] {
+				continue
+			}
+			parts := []string{l.Agent}
+			if l.Task > 0 {
+				parts = append(parts, fmt.Sprintf("Task %02d", l.Task))
+			} else if l.Job != "" {
+				parts = append(parts, l.Job)
+			}
+			out[l.AgentID] = strings.Join(append(parts, string(l.State)), " · ")
+		}
+	case "coordinate":
+		c, err := app.LoadCoord(cp)
+		if err != nil {
+			return out
+		}
+		for _, l := range c.Launches {
+			if l.AgentID == "" || !want[l.AgentID] {
+				continue
+			}
+			parts := []string{l.Agent}
+			if l.Unit != "" {
+				parts = append(parts, shortUnit(l.Unit))
+			}
+			out[l.AgentID] = strings.Join(append(parts, "coordinate "+string(l.State)), " · ")
+		}
+	}
+	return out
+}
+
+// shortUnit keeps a launch's first prompt line short enough for a row.
+func shortUnit(s string) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) > 40 {
+		return string(r[:39]) + "…"
+	}
+	return string(r)
+}
