@@ -151,6 +151,7 @@ func runDoctor(e *env, pluginRoot string, store *state.Store) *doctorReport {
 		}
 	}
 	checks = append(checks, sandbox)
+	checks = append(checks, statusLineCheck(store.Root, e.getenv))
 
 	if gobin, err := exec.LookPath("go"); err != nil {
 		// Not needed: a release ships binaries and the plugin downloads
@@ -340,4 +341,23 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
+}
+
+// statusLineCheck says whether Claude Code's status line shows the
+// workflow (README, "Status line"): a status line is optional, so this
+// check never fails; it says how to have one.
+func statusLineCheck(root string, getenv func(string) string) check {
+	cmd, file := install.StatusLine(root, getenv)
+	c := check{name: "statusline", ok: true}
+	switch {
+	case strings.Contains(cmd, "orch-hook") && strings.Contains(cmd, "statusline"):
+		c.detail = fmt.Sprintf("%s runs orch-hook statusline", file)
+	case cmd != "":
+		c.skip = true
+		c.detail = fmt.Sprintf("your status line (%s) does not show the workflow: add `orch-hook statusline` to it (its output is one more line; README, \"Status line\")", file)
+	default:
+		c.skip = true
+		c.detail = "no status line shows the workflow: set statusLine to `orch-hook statusline` in .claude/settings.local.json (a plugin cannot; README, \"Status line\")"
+	}
+	return c
 }

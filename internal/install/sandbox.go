@@ -356,3 +356,24 @@ func (p Protection) Summary() string {
 	}
 	return "off: " + strings.Join(p.Problems, "; ") + ". Type /orch-hook:protect to turn it on"
 }
+
+// StatusLine is the status line command Claude Code runs for root (the
+// most authoritative settings file that sets one) and that file; "" when
+// none does. A plugin cannot set it (README, "Status line").
+func StatusLine(root string, getenv func(string) string) (command, file string) {
+	for _, f := range settingsFiles(root, getenv) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			StatusLine *struct {
+				Command string `json:"command"`
+			} `json:"statusLine"`
+		}
+		if json.Unmarshal(b, &s) == nil && s.StatusLine != nil {
+			return s.StatusLine.Command, f
+		}
+	}
+	return "", ""
+}
