@@ -287,12 +287,10 @@ func (r *reads) miss(what string) {
 // prefix itself: it would read back otherwise).
 func blobText(b []byte) string {
 	if utf8.Valid(b) && !bytes.HasPrefix(b, []byte("base64:")) {
-		return b2s(b)
+		return string(b)
 	}
 	return "base64:" + base64.StdEncoding.EncodeToString(b)
 }
-
-func b2s(b []byte) string { return string(b) }
 
 // textBlob reads what blobText wrote.
 func textBlob(s string) ([]byte, error) {

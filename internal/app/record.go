@@ -111,18 +111,10 @@ type AgentRun struct {
 }
 
 // recordOutcome is the outcome a record is written at ("" for none): a
-// workflow that finished, or escalated.
+// change that finishes the workflow, or escalates it.
 func recordOutcome(prev, next *state.Checkpoint) string {
-	switch {
-	case next.Finished() && !prev.Finished():
-		if next.StateMachine.CurrentState == orchestrate.Aborted || bytes.Contains(next.Workflow, []byte(`"outcome":"aborted`)) {
-			return "aborted"
-		}
-		return "complete"
-	case next.StateMachine.CurrentState == orchestrate.Escalated && prev.StateMachine.CurrentState != orchestrate.Escalated:
-		return "escalated"
-	case bytes.Contains(next.Workflow, []byte(`"escalation":{`)) && !bytes.Contains(prev.Workflow, []byte(`"escalation":{`)):
-		return "escalated"
+	if o := outcomeOf(next); o != "running" && o != outcomeOf(prev) {
+		return o
 	}
 	return ""
 }

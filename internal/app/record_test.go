@@ -252,15 +252,8 @@ func TestVerifyRecord(t *testing.T) {
 func TestVerifyRealCLIRecords(t *testing.T) {
 	for _, name := range []string{"record_e2e_orchestrate.json", "record_e2e_coordinate.json"} {
 		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var rec app.Record
-			if err := json.Unmarshal(b, &rec); err != nil {
-				t.Fatal(err)
-			}
-			sum, err := app.Verify(&rec)
+			rec := e2eRecord(t, name)
+			sum, err := app.Verify(rec)
 			if err != nil {
 				t.Fatalf("%v (after a change to the gates or the record, produce it again: testdata/README.md)", err)
 			}
@@ -269,7 +262,7 @@ func TestVerifyRealCLIRecords(t *testing.T) {
 			}
 			// Its log, cut short of the end, no longer says so.
 			rec.Log = rec.Log[:len(rec.Log)-1]
-			if _, err := app.Verify(&rec); err == nil {
+			if _, err := app.Verify(rec); err == nil {
 				t.Error("a cut record verifies")
 			}
 		})
