@@ -21,9 +21,10 @@ const (
 	Permanent = "permanent"
 )
 
-// MaxRetries is how many times the same work (one agent, on one task,
-// topic or track) is relaunched after a failure in one state (seed 002:
-// "max 2 retries per state"). Its third failure escalates to the user.
+// MaxRetries is how many times, by default, the same work (one agent, on
+// one task, topic or track) is relaunched after a failure in one state
+// (seed 002: "max 2 retries per state"; Limits.Retries). Its third
+// failure escalates to the user.
 const MaxRetries = 2
 
 // Attempt is one failed launch.
@@ -122,12 +123,12 @@ func (f *Failures) Worst(state State) int {
 	return n
 }
 
-// Exhausted reports whether a work failed in this state more than
-// MaxRetries allows.
-func Exhausted(count int) bool { return count > MaxRetries }
+// Exhausted reports whether a work failed in this state more than the
+// retries allowed.
+func Exhausted(count, retries int) bool { return count > retries }
 
 // RetryLine says what the orchestrator may do after the n-th failure of a
 // work that is not exhausted: relaunch it.
-func RetryLine(a Attempt, n int) string {
-	return fmt.Sprintf("relaunch it (retry %d/%d, a %s failure)", n, MaxRetries, a.Class)
+func RetryLine(a Attempt, n, retries int) string {
+	return fmt.Sprintf("relaunch it (retry %d/%d, a %s failure)", n, retries, a.Class)
 }

@@ -28,7 +28,7 @@ func TestFailuresCountOutlivesTheBound(t *testing.T) {
 	if w := f.Worst("4a"); w != 2 {
 		t.Errorf("worst %d, want 2", w)
 	}
-	if n := f.Record("4a", a); !Exhausted(n) {
+	if n := f.Record("4a", a); !Exhausted(n, MaxRetries) {
 		t.Errorf("Task 01's third failure counted %d: not exhausted", n)
 	}
 	// Another state starts again from nothing.

@@ -69,10 +69,6 @@ func JoinKept(kept, text string) string {
 	return kept + "\n\n" + text
 }
 
-// DefaultStopCap is how many consecutive Stop blocks a workflow allows
-// before it lets the session stop (README, "The rules in detail").
-const DefaultStopCap = 3
-
 // Find returns the first element of list for which match holds, or nil:
 // how both workflows find a launch by its tool_use_id or agent_id.
 func Find[T any](list []*T, match func(*T) bool) *T {

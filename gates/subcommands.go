@@ -23,6 +23,7 @@ var Subcommands = []Subcommand{
 	{Name: "report", ReadOnly: true, WriteFlags: []string{"-o", "--o", "-output", "--output"}},
 	{Name: "doctor", ReadOnly: true},
 	{Name: "stats", ReadOnly: true},
+	{Name: "config", ReadOnly: true},
 	{Name: "migrate", ReadOnly: true, WriteFlags: []string{"-w", "--w", "-write", "--write"}},
 	{Name: "verify", ReadOnly: true},
 	{Name: "statusline", ReadOnly: true},

@@ -354,3 +354,30 @@ func hookCommandLine(t Target, event string, gating bool) string {
 	}
 	return b.String()
 }
+
+// optionalLines are result lines the gates read when present but never
+// require (the failing tasks a quality gate names, the tasks a
+// FAILURE_ANALYSIS fixes).
+var optionalLines = map[string]bool{"failing-tasks": true, "fix-tasks": true}
+
+// PromisedLines are the result lines a role's own agent definition tells
+// it to end with (one of them, by its job), sorted: what a team's agent
+// mapped to the role must promise too (README, "Team configuration").
+// ok is false for a name that is no role.
+func PromisedLines(role string) (promised []string, ok bool, err error) {
+	files, err := Render(Plugin("0"))
+	if err != nil {
+		return nil, false, err
+	}
+	def, ok := files[Plugin("0").agentFile(role)]
+	if !ok {
+		return nil, false, nil
+	}
+	for key, line := range lines {
+		if !optionalLines[key] && bytes.Contains(def, []byte(line)) {
+			promised = append(promised, line)
+		}
+	}
+	sort.Strings(promised)
+	return promised, true, nil
+}

@@ -162,6 +162,7 @@ func NewApp(e *env) *cli.App {
 			statuslineCommand(e),
 			subagentStatuslineCommand(e),
 			statsCommand(e),
+			configCommand(e),
 		},
 		// Errors are printed and mapped to exit codes by Main alone.
 		ExitErrHandler: func(*cli.Context, error) {},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/orch-hook/orch-hook/gates"
 	"strings"
 	"time"
 
@@ -83,8 +84,11 @@ func startCommand(e *env) *cli.Command {
 				if err != nil {
 					return err
 				}
-				r.Text = co.StartContext() + "\n"
-				r.Next = co.Next()
+				r.Text = app.CoordStartContext(co) + "\n"
+				if notice := app.ConfigNotice(co.Config); notice != "" {
+					r.Text += notice + "\n"
+				}
+				r.Next = gates.TeamAgents(co.Settings().Agents).Text(co.Next())
 				r.Coordinate = &startCoordinate{Scope: co.Scope, ScopeWhy: co.ScopeWhy, Topic: co.Topic, TopicPath: co.Paths.TopicPath,
 					ResearchTopics: co.Topics, Hierarchical: co.Hierarchical, ReportPaths: co.Paths.ReportPaths, PlanPath: co.Paths.PlanPath}
 			} else {
@@ -92,8 +96,11 @@ func startCommand(e *env) *cli.Command {
 				if err != nil {
 					return err
 				}
-				r.Next = w.Next(nil)
+				r.Next = gates.TeamAgents(w.Settings().Agents).Text(w.Next(nil))
 				r.Text = fmt.Sprintf("Started the orchestrate workflow in %s (step 0a).\nNext: %s.\n", store.Root, r.Next)
+				if notice := app.ConfigNotice(w.Config); notice != "" {
+					r.Text += notice + "\n"
+				}
 			}
 			if !c.Bool("json") {
 				fmt.Fprint(e.stdout, r.Text)

@@ -110,6 +110,15 @@ func cmdReach(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: reach [FROM] MILESTONE (FROM: go on from a milestone reached before)")
 	}
 	tasks := filepath.Join(ts.Getenv("WORK"), ".orchestrator", "tasks")
+	// $REACH_AGENTS ("code-implementer=backend-dev,...") launches the
+	// team's agents a configuration maps the roles to.
+	var rename []string
+	for _, pair := range strings.Split(ts.Getenv("REACH_AGENTS"), ",") {
+		if role, agent, ok := strings.Cut(pair, "="); ok {
+			rename = append(rename, "_type=orch-hook:"+role, "_type="+agent)
+		}
+	}
+	renamer := strings.NewReplacer(rename...)
 	skip := len(args) == 2
 	for _, m := range milestones {
 		if skip {
@@ -123,7 +132,11 @@ func cmdReach(ts *testscript.TestScript, neg bool, args []string) {
 					ts.Check(os.WriteFile(filepath.Join(tasks, name), []byte(content), 0o644))
 				}
 			}
-			stdout, stderr, err := runHook(ts, st.args[0], st.args[1:]...)
+			hookArgs := make([]string, len(st.args)-1)
+			for i, a := range st.args[1:] {
+				hookArgs[i] = renamer.Replace(a)
+			}
+			stdout, stderr, err := runHook(ts, st.args[0], hookArgs...)
 			if err != nil || strings.Contains(stdout, `"deny"`) || strings.Contains(stdout, `"block"`) {
 				ts.Fatalf("reach %s: step %s of milestone %s was refused: %v\n%s%s", args[0], st.args[0], m.name, err, stdout, stderr)
 			}

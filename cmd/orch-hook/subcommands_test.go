@@ -66,7 +66,7 @@ func TestReadOnlyArgs(t *testing.T) {
 }
 
 // The commands whose errors come as one JSON object under --json are the
-// command table's commands with a --json flag: today the six README,
+// command table's commands with a --json flag: today the seven README,
 // "Exit codes" names.
 func TestJSONCommandsFromTable(t *testing.T) {
 	e := &env{stdin: nil, stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }}
@@ -78,7 +78,7 @@ func TestJSONCommandsFromTable(t *testing.T) {
 		}
 	}
 	sort.Strings(got)
-	if want := []string{"doctor", "explain", "init", "start", "stats", "status"}; strings.Join(got, " ") != strings.Join(want, " ") {
+	if want := []string{"config", "doctor", "explain", "init", "start", "stats", "status"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("JSON commands %q, want %q (README, \"Exit codes\")", got, want)
 	}
 	for _, args := range [][]string{

@@ -45,8 +45,8 @@ func (c *Workflow) failed(l *Launch, class, why string, env *Env, o *gates.Outco
 		c.Failures = &gates.Failures{}
 	}
 	n := c.Failures.Record(c.Current, a)
-	if !gates.Exhausted(n) {
-		return fmt.Sprintf("[coordinate %s] %s %s; %s.", c.Current, a.What(), why, gates.RetryLine(a, n))
+	if !gates.Exhausted(n, c.limits().Retries) {
+		return fmt.Sprintf("[coordinate %s] %s %s; %s.", c.Current, a.What(), why, gates.RetryLine(a, n, c.limits().Retries))
 	}
 	c.Escalation = &Escalation{From: c.Current, Agent: a.Agent, Unit: a.Unit, Attempts: c.Failures.Of(a.Agent, a.Unit)}
 	if o.Files == nil {
@@ -122,7 +122,7 @@ func (c *Workflow) expected(agent string) string {
 // escalationOptions prices each way out.
 func (c *Workflow) escalationOptions() []string {
 	e := c.Escalation
-	retry := fmt.Sprintf("`/orch-hook:resolve retry`: stay in %s with %s's failure count reset (up to %d more tries). Costs %s again", e.From, e.what(), gates.MaxRetries+1, e.Agent)
+	retry := fmt.Sprintf("`/orch-hook:resolve retry`: stay in %s with %s's failure count reset (up to %d more tries). Costs %s again", e.From, e.what(), c.limits().Retries+1, e.Agent)
 	permanent := true
 	for _, a := range e.Attempts {
 		permanent = permanent && a.Class == gates.Permanent
@@ -160,7 +160,7 @@ func (c *Workflow) resolve(option string, env *Env) gates.Outcome {
 	switch option {
 	case "retry":
 		c.Escalation, c.Failures = nil, nil
-		o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry | %s's failure count in %s is reset (0/%d): relaunch it. Next: %s", e.what(), e.From, gates.MaxRetries, c.Next())
+		o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry | %s's failure count in %s is reset (0/%d): relaunch it. Next: %s", e.what(), e.From, c.limits().Retries, c.Next())
 	case "skip":
 		if !slices.Contains(skippable, e.From) {
 			return gates.Refuse(gates.Block, c.refusal(fmt.Sprintf("skip is not possible for a failure in %s: the states after it need what it produces. Use /orch-hook:resolve retry or abort.", e.From)), gates.Record{})

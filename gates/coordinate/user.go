@@ -33,9 +33,9 @@ func (c *Workflow) stop(call *gates.Call, env *Env) gates.Outcome {
 			return stale
 		}
 	}
-	limit := env.StopCap
-	if limit <= 0 {
-		limit = gates.DefaultStopCap
+	limit := c.limits().StopCap
+	if env.StopCap > 0 {
+		limit = env.StopCap // $ORCH_HOOK_STOP_CAP overrides the configuration
 	}
 	if c.StopBlocks >= limit {
 		o := stale

@@ -43,8 +43,11 @@ type Workflow struct {
 	ContextReduction string `json:"context_reduction,omitempty"`
 	TimeSavings      string `json:"time_savings,omitempty"`
 	Retries          int    `json:"retries"`
+	// Config is the team's configuration as the workflow started with it
+	// (nil: started by an orch-hook without one; the defaults).
+	Config *gates.ConfigSnapshot `json:"config,omitempty"`
 	// Failures are the failed launches of the current state: what
-	// retries are counted against (gates.MaxRetries); Escalation is open
+	// retries are counted against (Limits.Retries); Escalation is open
 	// once one work failed past them (failures.go).
 	Failures    *gates.Failures `json:"failures,omitempty"`
 	Escalation  *Escalation     `json:"escalation,omitempty"`
@@ -99,6 +102,12 @@ func DecodeWorkflow(raw []byte) (*Workflow, error) { return gates.DecodeSection[
 // Encode writes the workflow section.
 func (c *Workflow) Encode() ([]byte, error) { return jsonenc.Marshal(c) }
 
+// limits are the counts this workflow stops at (its configuration).
+func (c *Workflow) limits() gates.Limits { return c.Config.Effective().Limits }
+
+// Settings are the rules this workflow runs by.
+func (c *Workflow) Settings() gates.Settings { return c.Config.Effective() }
+
 // FileCheck is what the caller found at a path an agent reported.
 type FileCheck struct {
 	Rel    string // relative to the project root, when inside
@@ -113,6 +122,9 @@ type Env struct {
 	Root    string // the project root
 	Now     time.Time
 	StopCap int
+	// ConfigHash reads the configuration file's hash now (see
+	// orchestrate.Env.ConfigHash).
+	ConfigHash gates.ConfigEnv
 	// Inspect resolves a reported path (absolute, or relative to the
 	// project root).
 	Inspect func(path string) FileCheck

@@ -402,10 +402,10 @@ func (w *Workflow) clarified(result, text string, env *Env, o *gates.Outcome) st
 		w.Rounds++
 		w.WaitingOn = "answers"
 		extra := ""
-		if w.Rounds == MaxRounds {
+		if w.Rounds == w.limits().ClarificationRounds {
 			extra = " (last round: after these answers the workflow goes on with defaults)"
 		}
-		return fmt.Sprintf("[STEP %s] QUESTIONS_NEEDED -> %s | round %d/%d%s: ask the user these questions and stop until they answer", step, step, w.Rounds, MaxRounds, extra)
+		return fmt.Sprintf("[STEP %s] QUESTIONS_NEEDED -> %s | round %d/%d%s: ask the user these questions and stop until they answer", step, step, w.Rounds, w.limits().ClarificationRounds, extra)
 	case LineClear:
 		if _, err := w.fire(OnClear, env); err != nil {
 			return fmt.Sprintf("[STEP %s] REQUIREMENTS_CLEAR refused: %v", step, err)
@@ -419,11 +419,11 @@ func (w *Workflow) clarified(result, text string, env *Env, o *gates.Outcome) st
 		}
 		if t.To == S2 {
 			w.Forced = "discovery"
-			return fmt.Sprintf("[STEP %s] DISCOVERY_NEEDED -> 2 (forced: discovery limit %d reached) | launch task-planner", step, MaxDiscovery)
+			return fmt.Sprintf("[STEP %s] DISCOVERY_NEEDED -> 2 (forced: discovery limit %d reached) | launch task-planner", step, w.limits().DiscoveryLoops)
 		}
 		w.Discovery = before + 1
 		w.DiscoveryFrom = len(w.Launches)
-		return fmt.Sprintf("[STEP %s] DISCOVERY_NEEDED -> 1 | discovery %d/%d: launch researcher and code-explorer in parallel", step, w.Discovery, MaxDiscovery)
+		return fmt.Sprintf("[STEP %s] DISCOVERY_NEEDED -> 1 | discovery %d/%d: launch researcher and code-explorer in parallel", step, w.Discovery, w.limits().DiscoveryLoops)
 	}
 	return ""
 }
@@ -527,12 +527,12 @@ func (w *Workflow) gated(result, text string, env *Env, o *gates.Outcome) string
 	}
 	if t.To == Escalated {
 		w.escalate(EscalationFix, S4b, o)
-		return fmt.Sprintf("%s 4b FAIL -> escalated | fix iteration %d/%d used up; tell the user: see .orchestrator/ESCALATION.md and decide with /orch-hook:resolve retry|skip|abort%s", tag, w.FixIterations, MaxFixIterations, note)
+		return fmt.Sprintf("%s 4b FAIL -> escalated | fix iteration %d/%d used up; tell the user: see .orchestrator/ESCALATION.md and decide with /orch-hook:resolve retry|skip|abort%s", tag, w.FixIterations, w.limits().FixIterations, note)
 	}
 	if len(failing) == 0 {
-		return fmt.Sprintf("%s 4b FAIL -> F1 | no failing task named: %s (fix iteration %d/%d); launch task-planner for FAILURE_ANALYSIS, asking it to end with `FIX TASKS: NN, NN` naming the tasks to fix (else every task of phase %d is fixed)%s", tag, gates.OrText(why, "see the report"), w.FixIterations, MaxFixIterations, w.Phase, note)
+		return fmt.Sprintf("%s 4b FAIL -> F1 | no failing task named: %s (fix iteration %d/%d); launch task-planner for FAILURE_ANALYSIS, asking it to end with `FIX TASKS: NN, NN` naming the tasks to fix (else every task of phase %d is fixed)%s", tag, gates.OrText(why, "see the report"), w.FixIterations, w.limits().FixIterations, w.Phase, note)
 	}
-	return fmt.Sprintf("%s 4b FAIL -> F1 | %s failed: %s (fix iteration %d/%d); launch task-planner for FAILURE_ANALYSIS%s", tag, taskList(failing), gates.OrText(why, "see the report"), w.FixIterations, MaxFixIterations, note)
+	return fmt.Sprintf("%s 4b FAIL -> F1 | %s failed: %s (fix iteration %d/%d); launch task-planner for FAILURE_ANALYSIS%s", tag, taskList(failing), gates.OrText(why, "see the report"), w.FixIterations, w.limits().FixIterations, note)
 }
 
 // validated applies a final-validation result (5a code-quality, 5b
@@ -550,7 +550,11 @@ func (w *Workflow) validated(job, result, text string, env *Env, o *gates.Outcom
 		if t.To == S5b {
 			return fmt.Sprintf("[STEP 5a] PASS -> 5b | a task requires UX/DX review: launch ux-dx-quality")
 		}
-		return fmt.Sprintf("[STEP %s] %s -> 6 | launch task-planner for SUCCESS_EXTRACTION", step, label)
+		skipped := ""
+		if step == S5a && !w.Settings().Steps.UXDXReview {
+			skipped = " (5b is off in " + gates.ConfigFile + ")"
+		}
+		return fmt.Sprintf("[STEP %s] %s -> 6%s | launch task-planner for SUCCESS_EXTRACTION", step, label, skipped)
 	}
 	w.FinalFailures++
 	w.FinalFrom = step
@@ -561,12 +565,12 @@ func (w *Workflow) validated(job, result, text string, env *Env, o *gates.Outcom
 	why := shorten.Runes(gates.SummaryOf(text, OwedLines(job)...), 70)
 	if t.To == Escalated {
 		w.escalate(EscalationFinal, step, o)
-		return fmt.Sprintf("[STEP %s] FAIL -> escalated | final validation failed %d/%d times; tell the user: see .orchestrator/ESCALATION.md and decide with /orch-hook:resolve retry|skip|abort", step, w.FinalFailures, MaxFinalFailures)
+		return fmt.Sprintf("[STEP %s] FAIL -> escalated | final validation failed %d/%d times; tell the user: see .orchestrator/ESCALATION.md and decide with /orch-hook:resolve retry|skip|abort", step, w.FinalFailures, w.limits().FinalValidationFailures)
 	}
 	w.Awaiting = "fix"
 	w.Tasks = nil
 	w.FailingTasks = nil
-	return fmt.Sprintf("[STEP %s] FAIL -> 4a | %s (final-validation failure %d/%d): append a fix phase to MASTER_PLAN.md (or launch task-planner to), then implement it", step, gates.OrText(why, "see the report"), w.FinalFailures, MaxFinalFailures)
+	return fmt.Sprintf("[STEP %s] FAIL -> 4a | %s (final-validation failure %d/%d): append a fix phase to MASTER_PLAN.md (or launch task-planner to), then implement it", step, gates.OrText(why, "see the report"), w.FinalFailures, w.limits().FinalValidationFailures)
 }
 
 // escalate opens an escalation; the caller writes ESCALATION.md.

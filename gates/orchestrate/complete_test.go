@@ -320,7 +320,7 @@ func TestStopBlocked(t *testing.T) {
 		}
 		o := h.do(stopCall())
 		wantAllow(t, o)
-		if !hasRecord(o, gates.RecError, "Stop allowed after 3 consecutive blocks (ORCH_HOOK_STOP_CAP=3)") {
+		if !hasRecord(o, gates.RecError, "Stop allowed after 3 consecutive blocks (stop cap 3)") {
 			t.Errorf("records %+v", o.Records)
 		}
 	})

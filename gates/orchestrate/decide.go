@@ -28,6 +28,10 @@ type Env struct {
 	Recorded func(name string) ([]byte, bool)
 	Now      time.Time
 	StopCap  int
+	// ConfigHash reads the configuration file's hash now ("" when there is
+	// none); nil: not checked. It is read only for a decision that is
+	// logged, to report a change made since the workflow started.
+	ConfigHash gates.ConfigEnv
 
 	loadErr  error
 	parsed   *Plan
@@ -60,6 +64,26 @@ func (e *Env) Reset(files PlanFiles) { e.Files, e.parsed, e.parseErr = files, ni
 // caller loads w (with Current/Completed set), calls Decide, and saves w
 // when Outcome.Changed.
 func Decide(w *Workflow, c *gates.Call, env *Env) gates.Outcome {
+	team := gates.TeamAgents(w.Settings().Agents)
+	c, refused := team.In(c)
+	if refused != "" && c.Event == gates.PreToolUse {
+		// The rule names the role as the configuration does; the rest
+		// (where the workflow stands, the next step) in the team's names.
+		o := w.deny(0, refused)
+		team.Out(&o)
+		o.Refusal.Rule = refused
+		gates.Rerender(&o)
+		return o
+	}
+	o := decide(w, c, env)
+	if (o.Changed || len(o.Records) > 0) && env.ConfigHash != nil && w.Config != nil && !Finished(w.Current) {
+		w.Config.NoteChange(env.ConfigHash(), &o)
+	}
+	team.Out(&o)
+	return o
+}
+
+func decide(w *Workflow, c *gates.Call, env *Env) gates.Outcome {
 	if o, denied := gates.StaticRules(c); denied {
 		return o
 	}

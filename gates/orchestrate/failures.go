@@ -19,7 +19,7 @@ var phaseWork = []gates.State{S4a, S4b, SF1, SF2}
 // Trigger and guards of agent escalations.
 const (
 	OnAgentFailures            = "a work failed 3 times"
-	GuardRetriesUsed           = "the work failed more than 2 times in this step"
+	GuardRetriesUsed           = "the work failed more than limits.retries times in this step"
 	GuardAgentPhaseEscalation  = "escalated by agent failures in a phase's work (4a, 4b, F1, F2)"
 	guardAgentEscalationPrefix = "escalated by agent failures at "
 )
@@ -43,7 +43,7 @@ func withAgentEscalation(rows []gates.Transition) []gates.Transition {
 
 // withAgentGuards adds the guards of withAgentEscalation's rows.
 func withAgentGuards(g map[string]func(orch) bool) map[string]func(orch) bool {
-	g[GuardRetriesUsed] = func(o orch) bool { return o.w.Failures.Worst(o.w.Current) > gates.MaxRetries }
+	g[GuardRetriesUsed] = func(o orch) bool { return o.w.Failures.Worst(o.w.Current) > o.w.limits().Retries }
 	g[GuardAgentPhaseEscalation] = func(o orch) bool {
 		e := o.w.Escalation
 		return e != nil && e.Kind == EscalationAgent && contains(phaseWork, e.From)
@@ -73,8 +73,8 @@ func (w *Workflow) failed(l *Launch, class, why string, env *Env, o *gates.Outco
 		w.Failures = &gates.Failures{}
 	}
 	n := w.Failures.Record(w.Current, a)
-	if !gates.Exhausted(n) {
-		return fmt.Sprintf("%s %s %s %s; %s.", w.stepTag(), w.Current, a.What(), why, gates.RetryLine(a, n))
+	if !gates.Exhausted(n, w.limits().Retries) {
+		return fmt.Sprintf("%s %s %s %s; %s.", w.stepTag(), w.Current, a.What(), why, gates.RetryLine(a, n, w.limits().Retries))
 	}
 	from, tag, history := w.Current, w.stepTag(), w.Failures.Of(a.Agent, a.Unit)
 	if _, err := w.fire(OnAgentFailures, env); err != nil {

@@ -26,7 +26,7 @@ const (
 
 // TableVersion stamps the compiled table stored in checkpoints. Bump it
 // whenever Transitions changes.
-const TableVersion = 3
+const TableVersion = 4
 
 // Triggers: what makes a transition fire.
 const (
@@ -120,22 +120,22 @@ func withAbort(rows []gates.Transition) []gates.Transition {
 
 // Guard names: each is a condition on the workflow's counters or plan.
 const (
-	GuardRoundsLeft           = "clarification rounds < 3"
-	GuardRoundsUsed           = "clarification rounds = 3 (forced: defaults)"
+	GuardRoundsLeft           = "clarification rounds < limits.clarification_rounds"
+	GuardRoundsUsed           = "clarification rounds >= limits.clarification_rounds (forced: defaults)"
 	GuardDiscoveryReturned    = "researcher and code-explorer both returned"
-	GuardDiscoveryLeft        = "discovery < 2"
-	GuardDiscoveryUsed        = "discovery >= 2 (forced)"
+	GuardDiscoveryLeft        = "discovery < limits.discovery_loops"
+	GuardDiscoveryUsed        = "discovery >= limits.discovery_loops (forced)"
 	GuardPlanValid            = "plan validates"
 	GuardAllTasksReturned     = "every task of the phase returned"
-	GuardFixesLeft            = "fix iterations < 3"
-	GuardFixesUsed            = "fix iterations = 3"
+	GuardFixesLeft            = "fix iterations < limits.fix_iterations"
+	GuardFixesUsed            = "fix iterations >= limits.fix_iterations"
 	GuardFailingTasksReturned = "every failing task returned"
 	GuardPhaseCheckedMoreLeft = "phase checked, a phase remains"
 	GuardAllPhasesChecked     = "every phase checked"
-	GuardUXRequired           = "a task requires UX/DX review"
-	GuardNoUX                 = "no task requires UX/DX review"
-	GuardFinalLeft            = "final-validation failures < 3"
-	GuardFinalUsed            = "final-validation failures = 3"
+	GuardUXRequired           = "a task requires UX/DX review and step 5b is on"
+	GuardNoUX                 = "no task requires UX/DX review, or step 5b is off"
+	GuardFinalLeft            = "final-validation failures < limits.final_validation_failures"
+	GuardFinalUsed            = "final-validation failures >= limits.final_validation_failures"
 	GuardFixEscalation        = "escalated from 4b"
 	GuardFinalEscalation      = "escalated from final validation"
 )

@@ -15,13 +15,13 @@ import (
 func (w *Workflow) Where() string {
 	switch w.Current {
 	case S0a, S0b:
-		s := fmt.Sprintf("step %s, clarification round %d/%d", w.Current, w.Rounds, MaxRounds)
+		s := fmt.Sprintf("step %s, clarification round %d/%d", w.Current, w.Rounds, w.limits().ClarificationRounds)
 		if w.WaitingOn == "answers" {
 			s += ", waiting for the user's answers"
 		}
 		return s
 	case S1:
-		return fmt.Sprintf("step 1 (discovery %d/%d)", w.Discovery, MaxDiscovery)
+		return fmt.Sprintf("step 1 (discovery %d/%d)", w.Discovery, w.limits().DiscoveryLoops)
 	case S2:
 		return "step 2 (planning)"
 	case S3:
@@ -30,9 +30,9 @@ func (w *Workflow) Where() string {
 		if w.Current == S4a && w.Awaiting != "" {
 			return fmt.Sprintf("step 4a, waiting for a %s phase to be appended", map[string]string{"fix": "fix", "lightweight": "follow-up"}[w.Awaiting])
 		}
-		return fmt.Sprintf("phase %d, step %s, fix iteration %d/%d", w.Phase, w.Current, w.FixIterations, MaxFixIterations)
+		return fmt.Sprintf("phase %d, step %s, fix iteration %d/%d", w.Phase, w.Current, w.FixIterations, w.limits().FixIterations)
 	case S5a, S5b:
-		return fmt.Sprintf("step %s (final validation, failures %d/%d)", w.Current, w.FinalFailures, MaxFinalFailures)
+		return fmt.Sprintf("step %s (final validation, failures %d/%d)", w.Current, w.FinalFailures, w.limits().FinalValidationFailures)
 	case S6:
 		return "step 6 (completion)"
 	case Escalated:
@@ -248,7 +248,7 @@ func (w *Workflow) Summary(env *Env) string {
 		fmt.Fprintf(&b, "Plan: %d phases; current %s.\n", len(w.Plan.Phases), w.phaseTag(w.Phase))
 	}
 	fmt.Fprintf(&b, "Counters: clarification %d/%d, discovery %d/%d, fix iterations %d/%d, final-validation failures %d/%d.\n",
-		w.Rounds, MaxRounds, w.Discovery, MaxDiscovery, w.FixIterations, MaxFixIterations, w.FinalFailures, MaxFinalFailures)
+		w.Rounds, w.limits().ClarificationRounds, w.Discovery, w.limits().DiscoveryLoops, w.FixIterations, w.limits().FixIterations, w.FinalFailures, w.limits().FinalValidationFailures)
 	if fl := w.InFlight(); len(fl) > 0 {
 		parts := make([]string, 0, len(fl))
 		for _, l := range fl {
@@ -278,19 +278,19 @@ type FailureEntry struct {
 func (w *Workflow) EscalationMarkdown(history []FailureEntry) string {
 	var b strings.Builder
 	kind := "fix"
-	limit, used := MaxFixIterations, w.FixIterations
+	limit, used := w.limits().FixIterations, w.FixIterations
 	if w.Escalation != nil {
 		kind = w.Escalation.Kind
 	}
 	if kind == EscalationFinal {
-		limit, used = MaxFinalFailures, w.FinalFailures
+		limit, used = w.limits().FinalValidationFailures, w.FinalFailures
 	}
 	b.WriteString("## Escalation Required\n\n")
 	switch kind {
 	case EscalationAgent:
 		e := w.Escalation
 		what := gates.Attempt{Agent: e.Agent, Unit: e.Unit}.What()
-		fmt.Fprintf(&b, "**What failed**: %s, %d times at step %s (the limit is %d retries of one work in one step)\n", what, len(e.Attempts), e.From, gates.MaxRetries)
+		fmt.Fprintf(&b, "**What failed**: %s, %d times at step %s (the limit is %d retries of one work in one step)\n", what, len(e.Attempts), e.From, w.limits().Retries)
 		fmt.Fprintf(&b, "**Expected**: %s\n", expectedOf(e.Agent, w.launchJob(e)))
 		if len(e.Attempts) > 0 {
 			last := e.Attempts[len(e.Attempts)-1]
@@ -299,7 +299,7 @@ func (w *Workflow) EscalationMarkdown(history []FailureEntry) string {
 		if w.Phase > 0 && contains(phaseWork, e.From) {
 			fmt.Fprintf(&b, "**Phase**: %d\n", w.Phase)
 		}
-		fmt.Fprintf(&b, "**Iteration**: %d/%d (maximum reached)\n\n", len(e.Attempts), gates.MaxRetries+1)
+		fmt.Fprintf(&b, "**Iteration**: %d/%d (maximum reached)\n\n", len(e.Attempts), w.limits().Retries+1)
 		b.WriteString("### Failure History\n| Attempt | Class | Failure | Time |\n|---------|-------|---------|------|\n")
 		for i, a := range e.Attempts {
 			fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, a.Class, cell(a.Error), a.Time.UTC().Format("15:04:05"))
@@ -405,6 +405,7 @@ func FollowUp(w *Workflow, kind, request string, env *Env) (gates.Outcome, error
 	if trigger == OnFull {
 		return gates.Outcome{Start: request}, nil
 	}
+	request = w.Settings().KeptRequest(request)
 	if _, err := w.fire(OnFollowUp, env); err != nil {
 		return gates.Outcome{}, err
 	}
@@ -440,7 +441,7 @@ func (w *Workflow) escalationOptions(kind string, history []FailureEntry) []stri
 	if kind == EscalationAgent {
 		e := w.Escalation
 		what := gates.Attempt{Agent: e.Agent, Unit: e.Unit}.What()
-		retry = fmt.Sprintf("`/orch-hook:resolve retry`: back to step %s with %s's failure count reset (up to %d more tries). Costs %s again", e.From, what, gates.MaxRetries+1, what)
+		retry = fmt.Sprintf("`/orch-hook:resolve retry`: back to step %s with %s's failure count reset (up to %d more tries). Costs %s again", e.From, what, w.limits().Retries+1, what)
 		if allOf(e.Attempts, gates.Permanent) {
 			retry += "; every failure was permanent (it finished, but without what it owes): unless its prompt or the task changes, it is likely to fail the same way."
 		} else {
@@ -457,7 +458,7 @@ func (w *Workflow) escalationOptions(kind string, history []FailureEntry) []stri
 		return []string{retry, skip, abort}
 	}
 	if kind == "fix" {
-		retry = fmt.Sprintf("`/orch-hook:resolve retry`: reset the fix iterations to 0 and run FAILURE_ANALYSIS again (F1). Costs up to %d more fix cycles (analysis, fixes, quality gate).", MaxFixIterations)
+		retry = fmt.Sprintf("`/orch-hook:resolve retry`: reset the fix iterations to 0 and run FAILURE_ANALYSIS again (F1). Costs up to %d more fix cycles (analysis, fixes, quality gate).", w.limits().FixIterations)
 		if same := sameFailures(history); same != "" {
 			retry += fmt.Sprintf(" The last %d gates failed the same way (%s): unless the plan or the approach changes, a retry is likely to fail again.", len(history), same)
 		}
@@ -467,7 +468,7 @@ func (w *Workflow) escalationOptions(kind string, history []FailureEntry) []stri
 		}
 		skip += "; final validation (5a) will judge the code with it."
 	} else {
-		retry = fmt.Sprintf("`/orch-hook:resolve retry`: reset the final-validation failures to 0; append another fix phase and validate again. Costs a phase of work and up to %d more validations.", MaxFinalFailures)
+		retry = fmt.Sprintf("`/orch-hook:resolve retry`: reset the final-validation failures to 0; append another fix phase and validate again. Costs a phase of work and up to %d more validations.", w.limits().FinalValidationFailures)
 		skip = "`/orch-hook:resolve skip`: go on to phase 6 with the failure recorded as a known issue; the workflow completes with it."
 	}
 	return []string{retry, skip, abort}

@@ -43,12 +43,12 @@ func (w *Workflow) stop(c *gates.Call, env *Env) gates.Outcome {
 	if w.Current == Escalated || w.WaitingOn != "" || waitingOnAgent {
 		return o
 	}
-	limit := env.StopCap
-	if limit <= 0 {
-		limit = gates.DefaultStopCap
+	limit := w.limits().StopCap
+	if env.StopCap > 0 {
+		limit = env.StopCap // $ORCH_HOOK_STOP_CAP overrides the configuration
 	}
 	if w.StopBlocks >= limit {
-		o.Log(gates.Record{Type: gates.RecError, Reason: fmt.Sprintf("Stop allowed after %d consecutive blocks (ORCH_HOOK_STOP_CAP=%d) though the workflow is not finished", w.StopBlocks, limit)})
+		o.Log(gates.Record{Type: gates.RecError, Reason: fmt.Sprintf("Stop allowed after %d consecutive blocks (stop cap %d) though the workflow is not finished", w.StopBlocks, limit)})
 		return o
 	}
 	w.StopBlocks++
@@ -114,17 +114,17 @@ func (w *Workflow) userPrompt(c *gates.Call, env *Env) gates.Outcome {
 	if w.WaitingOn == "answers" {
 		w.WaitingOn = ""
 		o.Changed = true
-		if w.Rounds >= MaxRounds {
+		if w.Rounds >= w.limits().ClarificationRounds {
 			step := w.Current
 			if _, err := w.fire(OnAnswers, env); err == nil {
 				w.Forced = "defaults"
-				line := fmt.Sprintf("[STEP %s] answers to round %d/%d -> 2 (forced: defaults) | launch task-planner; fill remaining gaps with sensible defaults", step, MaxRounds, MaxRounds)
+				line := fmt.Sprintf("[STEP %s] answers to round %d/%d -> 2 (forced: defaults) | launch task-planner; fill remaining gaps with sensible defaults", step, w.limits().ClarificationRounds, w.limits().ClarificationRounds)
 				o.Context = line
 				o.Log(gates.Record{Type: gates.RecTransition, Reason: line})
 				return o
 			}
 		}
-		o.Context = fmt.Sprintf("orch-hook: the user answered clarification round %d/%d; relaunch requirements-analyst with their answers.", w.Rounds, MaxRounds)
+		o.Context = fmt.Sprintf("orch-hook: the user answered clarification round %d/%d; relaunch requirements-analyst with their answers.", w.Rounds, w.limits().ClarificationRounds)
 		o.Log(gates.Record{Type: gates.RecUpdate, Reason: fmt.Sprintf("answers to clarification round %d received", w.Rounds)})
 	}
 	return o
@@ -361,14 +361,14 @@ func (w *Workflow) resolve(args string, env *Env) gates.Outcome {
 		w.WaitingOn = ""
 		if kind == EscalationAgent {
 			e := w.Escalation
-			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> %s | the failure count of %s is reset (0/%d): relaunch it. Next: %s", w.Current, gates.Attempt{Agent: e.Agent, Unit: e.Unit}.What(), gates.MaxRetries, w.Next(env))
+			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> %s | the failure count of %s is reset (0/%d): relaunch it. Next: %s", w.Current, gates.Attempt{Agent: e.Agent, Unit: e.Unit}.What(), w.limits().Retries, w.Next(env))
 		} else if kind == EscalationFix {
 			w.FixIterations = 0
-			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> F1 | fix iterations reset to 0/%d: launch task-planner for FAILURE_ANALYSIS of %s", MaxFixIterations, taskList(w.FailingTasks))
+			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> F1 | fix iterations reset to 0/%d: launch task-planner for FAILURE_ANALYSIS of %s", w.limits().FixIterations, taskList(w.FailingTasks))
 		} else {
 			w.FinalFailures = 0
 			w.Awaiting = "fix"
-			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> 4a | final-validation failures reset to 0/%d: append a fix phase to MASTER_PLAN.md, then implement it", MaxFinalFailures)
+			o.Context = fmt.Sprintf("orch-hook: [RESOLVE] retry -> 4a | final-validation failures reset to 0/%d: append a fix phase to MASTER_PLAN.md, then implement it", w.limits().FinalValidationFailures)
 		}
 	case "skip":
 		if kind == EscalationAgent && !contains(phaseWork, w.Escalation.From) {
@@ -398,7 +398,7 @@ func (w *Workflow) resolve(args string, env *Env) gates.Outcome {
 				w.PlanHashes = map[string]string{}
 			}
 			w.PlanHashes[MasterPlan] = hashContent([]byte(text))
-			issue := fmt.Sprintf("phase %d (%s) skipped after %d failed fix iterations", w.Phase, taskList(w.FailingTasks), MaxFixIterations)
+			issue := fmt.Sprintf("phase %d (%s) skipped after %d failed fix iterations", w.Phase, taskList(w.FailingTasks), w.limits().FixIterations)
 			if kind == EscalationAgent {
 				e := w.Escalation
 				issue = fmt.Sprintf("phase %d skipped after %s failed %d times at step %s", w.Phase, gates.Attempt{Agent: e.Agent, Unit: e.Unit}.What(), len(e.Attempts), e.From)
@@ -410,7 +410,7 @@ func (w *Workflow) resolve(args string, env *Env) gates.Outcome {
 				o.Context = "orch-hook: [RESOLVE] skip -> 4c | phase marked skipped (known issue)\n" + o.Context
 			}
 		} else {
-			w.KnownIssues = append(w.KnownIssues, fmt.Sprintf("final validation failed %d times (last at %s); skipped by the user", MaxFinalFailures, w.FinalFrom))
+			w.KnownIssues = append(w.KnownIssues, fmt.Sprintf("final validation failed %d times (last at %s); skipped by the user", w.limits().FinalValidationFailures, w.FinalFrom))
 			o.Context = "orch-hook: [RESOLVE] skip -> 6 | the final-validation failure is recorded as a known issue: launch task-planner for SUCCESS_EXTRACTION"
 		}
 	case "abort":

@@ -34,6 +34,12 @@ const (
 	MaxBlockedRetry  = 2 // more launches after IMPLEMENTATION STATUS: BLOCKED
 )
 
+// limits are the counts this workflow stops at (its configuration).
+func (w *Workflow) limits() gates.Limits { return w.Config.Effective().Limits }
+
+// Settings are the rules this workflow runs by.
+func (w *Workflow) Settings() gates.Settings { return w.Config.Effective() }
+
 // Jobs a launch does, decided by the state it was launched in.
 const (
 	JobClarify     = "clarification"
@@ -116,8 +122,11 @@ type Workflow struct {
 	Kept []gates.KeptReport `json:"kept_reports,omitempty"`
 
 	Escalation *Escalation `json:"escalation,omitempty"`
+	// Config is the team's configuration as the workflow started with it
+	// (nil: started by an orch-hook without one; the defaults).
+	Config *gates.ConfigSnapshot `json:"config,omitempty"`
 	// Failures are the failed launches of the current step: what retries
-	// are counted against (gates.MaxRetries).
+	// are counted against (Limits.Retries).
 	Failures    *gates.Failures `json:"failures,omitempty"`
 	KnownIssues []string        `json:"known_issues,omitempty"`
 	// LastAnalysis is the last FAILURE_ANALYSIS text (root cause for
@@ -312,18 +321,18 @@ type orch struct {
 var orchestrate = &gates.Machine[orch]{Rows: Transitions, Guards: guards}
 
 var guards = withAgentGuards(map[string]func(orch) bool{
-	GuardRoundsLeft:        func(o orch) bool { return o.w.Rounds < MaxRounds },
-	GuardRoundsUsed:        func(o orch) bool { return o.w.Rounds >= MaxRounds },
+	GuardRoundsLeft:        func(o orch) bool { return o.w.Rounds < o.w.limits().ClarificationRounds },
+	GuardRoundsUsed:        func(o orch) bool { return o.w.Rounds >= o.w.limits().ClarificationRounds },
 	GuardDiscoveryReturned: func(o orch) bool { return o.w.discoveryReturned() },
-	GuardDiscoveryLeft:     func(o orch) bool { return o.w.Discovery < MaxDiscovery },
-	GuardDiscoveryUsed:     func(o orch) bool { return o.w.Discovery >= MaxDiscovery },
+	GuardDiscoveryLeft:     func(o orch) bool { return o.w.Discovery < o.w.limits().DiscoveryLoops },
+	GuardDiscoveryUsed:     func(o orch) bool { return o.w.Discovery >= o.w.limits().DiscoveryLoops },
 	GuardPlanValid: func(o orch) bool {
 		_, err := o.env.plan()
 		return err == nil
 	},
 	GuardAllTasksReturned:     func(o orch) bool { return o.w.allTasksReturned(o.env) },
-	GuardFixesLeft:            func(o orch) bool { return o.w.FixIterations < MaxFixIterations },
-	GuardFixesUsed:            func(o orch) bool { return o.w.FixIterations >= MaxFixIterations },
+	GuardFixesLeft:            func(o orch) bool { return o.w.FixIterations < o.w.limits().FixIterations },
+	GuardFixesUsed:            func(o orch) bool { return o.w.FixIterations >= o.w.limits().FixIterations },
 	GuardFailingTasksReturned: func(o orch) bool { return o.w.failingReturned() },
 	GuardPhaseCheckedMoreLeft: func(o orch) bool {
 		p, err := o.env.plan()
@@ -335,8 +344,8 @@ var guards = withAgentGuards(map[string]func(orch) bool{
 	},
 	GuardUXRequired:      func(o orch) bool { return o.w.uxRequired() },
 	GuardNoUX:            func(o orch) bool { return !o.w.uxRequired() },
-	GuardFinalLeft:       func(o orch) bool { return o.w.FinalFailures < MaxFinalFailures },
-	GuardFinalUsed:       func(o orch) bool { return o.w.FinalFailures >= MaxFinalFailures },
+	GuardFinalLeft:       func(o orch) bool { return o.w.FinalFailures < o.w.limits().FinalValidationFailures },
+	GuardFinalUsed:       func(o orch) bool { return o.w.FinalFailures >= o.w.limits().FinalValidationFailures },
 	GuardFixEscalation:   func(o orch) bool { return o.w.Escalation != nil && o.w.Escalation.Kind == EscalationFix },
 	GuardFinalEscalation: func(o orch) bool { return o.w.Escalation != nil && o.w.Escalation.Kind == EscalationFinal },
 })
@@ -385,7 +394,7 @@ func (w *Workflow) failingReturned() bool {
 }
 
 func (w *Workflow) uxRequired() bool {
-	if w.Plan == nil {
+	if w.Plan == nil || !w.Settings().Steps.UXDXReview {
 		return false
 	}
 	for _, ph := range w.Plan.Phases {
@@ -414,7 +423,7 @@ func (w *Workflow) ErrorState() (lastError string, failed gates.State, retries i
 		return a.What() + ": " + a.Error, e.From, len(e.Attempts), a.Class, true
 	}
 	if e.Kind == EscalationFinal {
-		return fmt.Sprintf("final validation failed %d times (limit %d)", w.FinalFailures, MaxFinalFailures), e.From, w.FinalFailures, "", true
+		return fmt.Sprintf("final validation failed %d times (limit %d)", w.FinalFailures, w.limits().FinalValidationFailures), e.From, w.FinalFailures, "", true
 	}
-	return fmt.Sprintf("the quality gate of phase %d failed %d times (limit %d fix iterations)", e.Phase, w.FixIterations, MaxFixIterations), e.From, w.FixIterations, "", true
+	return fmt.Sprintf("the quality gate of phase %d failed %d times (limit %d fix iterations)", e.Phase, w.FixIterations, w.limits().FixIterations), e.From, w.FixIterations, "", true
 }

@@ -119,7 +119,8 @@ func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.
 		}
 		ce := coordEnv(env, store)
 		r := newReads(ce.Root, ce.Now, ce.StopCap)
-		d := &decision{out: coordinate.Decide(c, call, r.coordinate(ce)), reads: r}
+		ce.ConfigHash = r.config(func() string { return ConfigHash(store.Root) })
+		d := &decision{out: coordinate.Decide(c, call, r.coordinate(ce)), reads: r, redact: c.Settings().RedactRequest}
 		d.events = func() []state.Event { return toEvents(d.out.Records, call, &orchestrate.Workflow{}) }
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
 			for rel, content := range d.out.Files {
@@ -212,6 +213,12 @@ func StartCoordinate(store *state.Store, description, scope, session string, now
 	if err != nil {
 		return nil, err
 	}
+	if c.Config, err = ReadConfig(store.Root); err != nil {
+		return nil, err
+	}
+	// Kept as the team's configuration says (its hash only, redacted).
+	description = c.Config.Settings.KeptRequest(description)
+	c.Description = description
 	if plan != "" {
 		c.Topic = strings.SplitN(filepath.Base(topicDir), "_", 2)[1]
 		c.Paths.PlanPath = plan
@@ -257,9 +264,20 @@ func startCoordFromPrompt(env Env, store *state.Store, call *gates.Call, descrip
 	case errors.As(err, &active):
 		return hooks.Decision{Block: true, Reason: "orch-hook: " + active.Error() + "; " + active.Hint()}
 	case err != nil:
-		return hooks.Decision{Block: true, Reason: "orch-hook: cannot start the coordinate workflow: " + shorten.OneLine(err.Error())}
+		reason := "orch-hook: cannot start the coordinate workflow: " + shorten.OneLine(err.Error())
+		var config *ConfigError
+		if errors.As(err, &config) {
+			reason += ". " + upperFirst(config.Hint()) + "."
+		}
+		return hooks.Decision{Block: true, Reason: reason}
 	}
-	return hooks.Decision{Context: c.StartContext()}
+	return hooks.Decision{Context: CoordStartContext(c), Message: ConfigNotice(c.Config)}
+}
+
+// CoordStartContext is what the orchestrator is told when a coordinate
+// workflow starts, in the team's agents' names.
+func CoordStartContext(c *coordinate.Workflow) string {
+	return gates.TeamAgents(c.Settings().Agents).Text(c.StartContext()) + teamContext(c.Settings())
 }
 
 // scopeOption splits "--scope S rest" (or "--scope=S rest") off a typed

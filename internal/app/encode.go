@@ -262,5 +262,7 @@ func (r *reads) encode() []byte {
 		o.b = mo.end()
 	}
 	stringMap("read", r.Read)
+	o.boolean("config_read", r.ConfigRead)
+	o.str("config", r.Config)
 	return o.end()
 }

@@ -36,6 +36,10 @@ type reads struct {
 	Hash    map[string]hashRead  `json:"hash,omitempty"`
 	List    map[string][]string  `json:"list,omitempty"`
 	Read    map[string]string    `json:"read,omitempty"` // rel -> blob id ("" unreadable)
+	// The configuration file's hash, when a logged decision read it
+	// ("" none).
+	ConfigRead bool   `json:"config_read,omitempty"`
+	Config     string `json:"config,omitempty"`
 
 	mu        sync.Mutex
 	planFiles orchestrate.PlanFiles
@@ -102,6 +106,25 @@ func (r *reads) orchestrate(load func() (orchestrate.PlanFiles, error), recorded
 		return b, ok
 	}
 	return wrapLoad, wrapRecorded
+}
+
+// config wraps the read of the configuration file's hash.
+func (r *reads) config(read func() string) gates.ConfigEnv {
+	return func() string {
+		h := read()
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.ConfigRead, r.Config = true, h
+		return h
+	}
+}
+
+// replayConfig answers the configuration's hash as recorded.
+func (r *reads) replayConfig() string {
+	if !r.ConfigRead {
+		r.miss("the configuration file's hash")
+	}
+	return r.Config
 }
 
 // coordinate wraps a coordinate environment's reads.
@@ -188,7 +211,7 @@ func attach(store *state.Store, events []state.Event, call *gates.Call, r *reads
 // was made in. blob finds a content by its id.
 func (r *reads) replayOrchestrate(blob func(string) ([]byte, error)) *orchestrate.Env {
 	return &orchestrate.Env{
-		Root: r.Root, Now: r.Now, StopCap: r.StopCap,
+		Root: r.Root, Now: r.Now, StopCap: r.StopCap, ConfigHash: r.replayConfig,
 		LoadFiles: func() (orchestrate.PlanFiles, error) {
 			if !r.PlanRead {
 				r.miss("the plan files")
@@ -231,7 +254,7 @@ func (r *reads) replayOrchestrate(blob func(string) ([]byte, error)) *orchestrat
 // made in.
 func (r *reads) replayCoordinate(blob func(string) ([]byte, error)) *coordinate.Env {
 	return &coordinate.Env{
-		Root: r.Root, Now: r.Now, StopCap: r.StopCap,
+		Root: r.Root, Now: r.Now, StopCap: r.StopCap, ConfigHash: r.replayConfig,
 		Inspect: func(p string) coordinate.FileCheck {
 			fc, ok := r.Inspect[p]
 			if !ok {

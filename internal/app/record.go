@@ -299,6 +299,9 @@ func summarize(events []state.Event, lastLine string) (Summary, *state.Checkpoin
 		return s, nil, errors.New("the log holds no checkpoint")
 	}
 	s.RequestSHA256 = state.BlobID([]byte(last.StateMachine.WorkflowConfig.Description))
+	if h, redacted := gates.RedactedHash(last.StateMachine.WorkflowConfig.Description); redacted {
+		s.RequestSHA256 = h // the workflow kept only the request's hash
+	}
 	s.PlanSHA256 = approved
 	switch last.StateMachine.WorkflowConfig.Command {
 	case "orchestrate":
@@ -765,6 +768,7 @@ func checkStart(cp *state.Checkpoint) string {
 		}
 		w, err := orchestrate.NewWorkflow(cfg.Description, w0.Owner)
 		if err == nil {
+			w.Config = w0.Config // read from the project: as recorded
 			err = saveWorkflow(want, w)
 		}
 		if err != nil {
@@ -785,6 +789,12 @@ func checkStart(cp *state.Checkpoint) string {
 		}
 		if c.Scope == coordinate.ScopeResearchAndRevise {
 			c.Topic, c.Paths.PlanPath = c0.Topic, c0.Paths.PlanPath
+		}
+		c.Config = c0.Config // read from the project: as recorded
+		if c.Settings().RedactRequest {
+			// What the description decides (scope, topic, research
+			// topics) cannot be read from its hash: as recorded.
+			c.Scope, c.ScopeWhy, c.Topic, c.Topics, c.ComplexWhy, c.Hierarchical, c.Paths = c0.Scope, c0.ScopeWhy, c0.Topic, c0.Topics, c0.ComplexWhy, c0.Hierarchical, c0.Paths
 		}
 		if err := saveCoord(want, c); err != nil {
 			return err.Error()

@@ -305,6 +305,9 @@ type decision struct {
 	// reads is what the decision read from the project, logged with the
 	// call for its replay (reads.go).
 	reads *reads
+	// redact: the workflow keeps requests redacted (record.redact_request),
+	// so the call is logged with its request hashed (redactCall).
+	redact bool
 }
 
 // transact is a hook call's transaction, the same for both workflows:
@@ -339,7 +342,7 @@ func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Cal
 		out = d.out
 		events := d.events()
 		if !out.Changed {
-			return attach(store, events, call, d.reads), state.ErrNoChange
+			return attach(store, events, logged(call, d.redact), d.reads), state.ErrNoChange
 		}
 		events, err := d.save(cp, events)
 		out = d.out // saving may add to what the model is told (a file written)
@@ -350,7 +353,7 @@ func transact(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Cal
 			events = []state.Event{{Type: state.EventUpdate, Reason: "workflow record updated"}}
 			fillEvent(&events[0], call)
 		}
-		return attach(store, events, call, d.reads), nil
+		return attach(store, events, logged(call, d.redact), d.reads), nil
 	})
 	if err != nil {
 		return hooks.Decision{}, err
@@ -381,9 +384,9 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 		}
 		r := newReads(store.ResolvedRoot(), env.now(), env.StopCap)
 		loadFiles, recorded := r.orchestrate(load, store.ReadRecorded)
-		ge := &orchestrate.Env{Root: r.Root, LoadFiles: loadFiles, Recorded: recorded, Now: r.Now, StopCap: r.StopCap}
+		ge := &orchestrate.Env{Root: r.Root, LoadFiles: loadFiles, Recorded: recorded, Now: r.Now, StopCap: r.StopCap, ConfigHash: r.config(func() string { return ConfigHash(store.Root) })}
 		before := maps.Clone(w.PlanHashes)
-		d := &decision{out: orchestrate.Decide(w, call, ge), reads: r}
+		d := &decision{out: orchestrate.Decide(w, call, ge), reads: r, redact: w.Settings().RedactRequest}
 		d.events = func() []state.Event { return toEvents(d.out.Records, call, w) }
 		d.save = func(cp *state.Checkpoint, events []state.Event) ([]state.Event, error) {
 			events = writeEffects(store, w, &d.out, events, call)

@@ -220,7 +220,7 @@ func startWorkflow(env Env, store *state.Store, o gates.Outcome, call *gates.Cal
 	}
 	if !d.Block {
 		if _, err := os.Stat(store.CheckpointPath()); err == nil {
-			d.Message = unprotectedNotice(env, store.Root)
+			d.Message = joinLines(d.Message, unprotectedNotice(env, store.Root))
 		}
 	}
 	return d
@@ -230,15 +230,29 @@ func startWorkflow(env Env, store *state.Store, o gates.Outcome, call *gates.Cal
 func startOrchestrate(env Env, store *state.Store, o gates.Outcome, call *gates.Call) hooks.Decision {
 	w, err := StartWorkflow(store, o.Start, call.Session, env.now())
 	var active *state.ActiveError
+	var config *ConfigError
 	switch {
 	case errors.As(err, &active):
 		return hooks.Decision{Block: true, Reason: "orch-hook: " + active.Error() + "; " + active.Hint()}
+	case errors.As(err, &config):
+		return hooks.Decision{Block: true, Reason: "orch-hook: cannot start the workflow: " + config.Error() + ". " + upperFirst(config.Hint()) + "."}
 	case err != nil:
 		// UserPromptSubmit fails open: the prompt goes through, unenforced.
 		env.debugf("start: %v", err)
 		return hooks.Decision{Context: "orch-hook: could not start the workflow (" + shorten.OneLine(err.Error()) + "); nothing is enforced. Run `orch-hook doctor`."}
 	}
-	return hooks.Decision{Context: fmt.Sprintf("orch-hook: workflow started (step 0a). Request: %q. Next: %s. Every step is checked by hooks; `orch-hook status` shows where it stands.", shorten.Bytes(shorten.OneLine(w.Request), 200, "..."), w.Next(nil))}
+	team := gates.TeamAgents(w.Settings().Agents)
+	return hooks.Decision{
+		Context: fmt.Sprintf("orch-hook: workflow started (step 0a). Request: %q. Next: %s. Every step is checked by hooks; `orch-hook status` shows where it stands.%s", shorten.Bytes(shorten.OneLine(o.Start), 200, "..."), team.Text(w.Next(nil)), teamContext(w.Settings())),
+		Message: ConfigNotice(w.Config),
+	}
+}
+
+func joinLines(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "\n" + b
 }
 
 // StartWorkflow creates the orchestrate workflow for request, owned by
@@ -252,6 +266,12 @@ func StartWorkflow(store *state.Store, request, session string, now time.Time) (
 	if err != nil {
 		return nil, err
 	}
+	if w.Config, err = ReadConfig(store.Root); err != nil {
+		return nil, err
+	}
+	// Kept as the team's configuration says (its hash only, redacted).
+	request = w.Config.Settings.KeptRequest(request)
+	w.Request = request
 	cp := &state.Checkpoint{
 		SchemaVersion: state.SchemaVersion,
 		StateMachine: state.StateMachine{

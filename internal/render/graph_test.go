@@ -69,7 +69,7 @@ func TestGraphEveryRow(t *testing.T) {
 	if !strings.Contains(folded, "    note left of saborted : abort reaches aborted from every state but complete\n") {
 		t.Errorf("folded abort note missing or wrong:\n%s", folded)
 	}
-	if want := "    s4b --> sF1 : FAIL [fix iterations < 3] (Gate 3)\n"; !strings.Contains(folded, want) {
+	if want := "    s4b --> sF1 : FAIL [fix iterations < limits.fix_iterations] (Gate 3)\n"; !strings.Contains(folded, want) {
 		t.Errorf("missing %q", want)
 	}
 }

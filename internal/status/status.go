@@ -53,6 +53,30 @@ type Report struct {
 	// Protection: whether Claude Code's sandbox keeps the model's Bash off
 	// the state (set by the caller, which knows the environment).
 	Protection *install.Protection `json:"protection,omitempty"`
+	// Config is the configuration the workflow runs by (README, "Team
+	// configuration").
+	Config *ConfigInfo `json:"config,omitempty"`
+}
+
+// ConfigInfo is the workflow's configuration: every value with its
+// source, the file it was read from, and whether that file changed since.
+type ConfigInfo struct {
+	File   string            `json:"file,omitempty"` // "": the defaults
+	Git    string            `json:"git,omitempty"`
+	SHA256 string            `json:"sha256,omitempty"`
+	Values []app.ConfigValue `json:"values"`
+	// Changed: the file differs now from what the workflow started with
+	// (the change applies to the next workflow).
+	Changed bool `json:"changed"`
+}
+
+func configInfo(root string, c *gates.ConfigSnapshot) *ConfigInfo {
+	info := &ConfigInfo{Values: app.EffectiveValues(c, 0)}
+	if c != nil {
+		info.File, info.Git, info.SHA256 = c.File, c.Git, c.Hash
+		info.Changed = app.ConfigHash(root) != c.Hash
+	}
+	return info
 }
 
 // WorkflowInfo is the workflow's identity and step.
@@ -215,6 +239,7 @@ func Build(store *state.Store, now time.Time) (*Report, error) {
 			return nil, err
 		}
 		coordinateInfo(r, c, now)
+		r.Config = configInfo(store.Root, c.Config)
 		r.Health = health(store, events, r, now)
 		return r, nil
 	}
@@ -234,12 +259,14 @@ func Build(store *state.Store, now time.Time) (*Report, error) {
 	r.Workflow.Where = w.Where()
 	r.Next = w.Next(env)
 	r.Plan = planInfo(w, files)
+	r.Config = configInfo(store.Root, w.Config)
+	limits := w.Settings().Limits
 	r.Counters = []Counter{
-		{"clarification rounds", w.Rounds, orchestrate.MaxRounds},
-		{"discovery", w.Discovery, orchestrate.MaxDiscovery},
-		{"fix iterations", w.FixIterations, orchestrate.MaxFixIterations},
-		{"final-validation failures", w.FinalFailures, orchestrate.MaxFinalFailures},
-		{"consecutive Stop blocks", w.StopBlocks, gates.DefaultStopCap},
+		{"clarification rounds", w.Rounds, limits.ClarificationRounds},
+		{"discovery", w.Discovery, limits.DiscoveryLoops},
+		{"fix iterations", w.FixIterations, limits.FixIterations},
+		{"final-validation failures", w.FinalFailures, limits.FinalValidationFailures},
+		{"consecutive Stop blocks", w.StopBlocks, limits.StopCap},
 	}
 	r.Agents = &AgentsInfo{InFlight: []AgentInfo{}, Stale: []AgentInfo{}}
 	for _, l := range w.Launches {

@@ -96,6 +96,7 @@ func Text(w io.Writer, r *Report, color bool) {
 	}
 	fmt.Fprintf(w, "%s\n", s.dim(fmt.Sprintf("started %s ago · updated %s ago%s · serial %d", age, Duration(r.Now.Sub(wf.UpdatedAt)), owner, wf.Serial)))
 	writeProtection(w, r, s)
+	writeConfig(w, r, s)
 
 	switch wf.State {
 	case "complete", "aborted":
@@ -371,6 +372,48 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// writeConfig shows the configuration the workflow runs by: the file (or
+// the defaults), then every value, those not the defaults' marked with *.
+func writeConfig(w io.Writer, r *Report, s style) {
+	c := r.Config
+	if c == nil {
+		return
+	}
+	head := "Config: defaults (no " + gates.ConfigFile + " when the workflow started)"
+	if c.File != "" {
+		head = fmt.Sprintf("Config: %s (%s, sha256 %s)", c.File, c.Git, shorten.Bytes(c.SHA256, 12, ""))
+	}
+	if c.Changed {
+		head += s.yellow(" · changed since the start: applies to the next workflow")
+	}
+	fmt.Fprintln(w, head)
+	groups := map[string][]string{}
+	var order []string
+	for _, v := range c.Values {
+		group, key, _ := strings.Cut(v.Key, ".")
+		if _, ok := groups[group]; !ok {
+			order = append(order, group)
+		}
+		item := key + " " + v.Value
+		if group == "agents" {
+			item = key + " -> " + v.Value
+		}
+		if v.Source != "default" {
+			item += "*"
+		}
+		groups[group] = append(groups[group], item)
+	}
+	var parts []string
+	for _, g := range order {
+		parts = append(parts, g+": "+strings.Join(groups[g], ", "))
+	}
+	line := "  " + strings.Join(parts, " · ")
+	if strings.Contains(line, "*") {
+		line += " (* from " + c.File + ")"
+	}
+	fmt.Fprintln(w, s.dim(line))
 }
 
 // writeProtection says whether Claude Code's sandbox keeps the model's
