@@ -64,6 +64,10 @@ var UserCommands = map[string]bool{"approve": true, "request-changes": true, "re
 // startCommands start a workflow: also only the user's.
 var startCommands = map[string]bool{"orchestrate": true, "coordinate": true}
 
+// settingsCommands write the user's Claude Code settings: only the user's
+// too. Not UserCommands: `orch-hook statusline` from Bash is a read.
+var settingsCommands = map[string]bool{"statusline": true}
+
 // StaticRules hold whatever the state: the model may not take the user's
 // decisions through the Skill tool or by running the binary.
 func StaticRules(c *Call) (Outcome, bool) {
@@ -73,7 +77,7 @@ func StaticRules(c *Call) (Outcome, bool) {
 	switch c.Tool {
 	case "Skill":
 		name, ok := CommandName(strings.ToLower(c.Skill))
-		if ok && (UserCommands[name] || startCommands[name]) {
+		if ok && (UserCommands[name] || startCommands[name] || settingsCommands[name]) {
 			rule := fmt.Sprintf("/orch-hook:%s is the user's decision; the model may not invoke it. Ask the user to type it.", name)
 			if startCommands[name] {
 				rule = fmt.Sprintf("only the user starts a workflow: ask them to type /orch-hook:%s <request>.", name)

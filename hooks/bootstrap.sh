@@ -183,6 +183,10 @@ put() {
   if [ ! -e "$link" ] || [ -L "$link" ]; then
     mkdir -p "$root/bin" && ln -sf "$bin" "$link" 2>/dev/null
   fi
+  # The status line the user's settings name runs $data/bin/orch-hook (no
+  # plugin variable is set for it, and the plugin root and the version
+  # directories change with each update): a link to the newest binary.
+  ln -sf "$bin" "$data/bin/orch-hook$ext" 2>/dev/null
   note "installed $2 as $bin"
   prune
   return 0

@@ -154,7 +154,7 @@ func TestCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"orchestrate", "approve", "request-changes", "resolve", "abort", "resume", "status"} {
+	for _, name := range []string{"orchestrate", "approve", "request-changes", "resolve", "abort", "resume", "status", "protect", "statusline"} {
 		doc, ok := files["commands/"+name+".md"]
 		if !ok {
 			t.Errorf("command %s is missing", name)

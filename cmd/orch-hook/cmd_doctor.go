@@ -15,6 +15,7 @@ import (
 
 	"github.com/orch-hook/orch-hook/internal/bootstrap"
 	"github.com/orch-hook/orch-hook/internal/install"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 	"github.com/orch-hook/orch-hook/templates"
 )
@@ -345,19 +346,31 @@ func sameFile(a, b string) bool {
 
 // statusLineCheck says whether Claude Code's status line shows the
 // workflow (README, "Status line"): a status line is optional, so this
-// check never fails; it says how to have one.
+// check never fails; it says how to have one, and warns when the binary
+// the one orch-hook wrote runs is gone.
 func statusLineCheck(root string, getenv func(string) string) check {
 	cmd, file := install.StatusLine(root, getenv)
 	c := check{name: "statusline", ok: true}
-	switch {
+	const how = "type /orch-hook:statusline in Claude Code (or run `orch-hook init`)"
+	switch bin := install.StatusLineBinaryOf(cmd, getenv("HOME")); {
+	case bin != "":
+		c.detail = file + " runs orch-hook statusline"
+		if theirs := install.StatusLineChained(cmd); theirs != "" {
+			c.detail += " after your own status line (" + shorten.Runes(shorten.OneLine(theirs), 60) + ")"
+		}
+		if _, err := exec.LookPath(bin); err != nil {
+			c.warn = true
+			c.detail += ", but " + bin + " is not there to run"
+			c.fix = how + " to write it again with the binary of this install"
+		}
 	case strings.Contains(cmd, "orch-hook") && strings.Contains(cmd, "statusline"):
 		c.detail = fmt.Sprintf("%s runs orch-hook statusline", file)
 	case cmd != "":
 		c.skip = true
-		c.detail = fmt.Sprintf("your status line (%s) does not show the workflow: add `orch-hook statusline` to it (its output is one more line; README, \"Status line\")", file)
+		c.detail = fmt.Sprintf("your status line (%s) does not show the workflow: %s to run orch-hook's line after yours (README, \"Status line\")", file, how)
 	default:
 		c.skip = true
-		c.detail = "no status line shows the workflow: set statusLine to `orch-hook statusline` in .claude/settings.local.json (a plugin cannot; README, \"Status line\")"
+		c.detail = "no status line shows the workflow: " + how + "; it writes .claude/settings.local.json (a plugin cannot set a status line; README, \"Status line\")"
 	}
 	return c
 }

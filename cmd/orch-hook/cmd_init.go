@@ -1,7 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
 
 	"github.com/urfave/cli/v2"
 
@@ -41,6 +47,7 @@ func initCommand(e *env) *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "replace files of your own (or that you changed) that init would write, keeping each old one as <file>.bak"},
 			&cli.BoolFlag{Name: "protect", Usage: "also turn Claude Code's Bash sandbox on for the project (.claude/settings.local.json), so the model's shell cannot change orch-hook's state"},
 			&cli.BoolFlag{Name: "shared", Usage: "with --protect: write the sandbox settings to .claude/settings.json (committed, for the whole team)"},
+			&cli.BoolFlag{Name: "no-statusline", Usage: "leave Claude Code's status line as it is (by default init adds orch-hook's line to .claude/settings.local.json, after your own status line if you have one)"},
 			jsonFlag(initSchema),
 		},
 		Before: checkProject,
@@ -59,12 +66,17 @@ func initCommand(e *env) *cli.Command {
 				return err
 			}
 			if c.Bool("protect") {
-				change, err := install.PlanProtect(root, c.Bool("shared"))
-				if err != nil {
+				if changes, err = mergeInto(root, changes, install.SettingsFile(c.Bool("shared")), install.MergeSandbox); err != nil {
 					return err
 				}
-				if change != nil {
-					changes = mergeChange(changes, *change)
+			}
+			dry := c.Bool("dry-run")
+			var statusLine *install.StatusLineResult
+			statusNote := ""
+			if !c.Bool("no-statusline") {
+				statusLine, statusNote, changes, err = planStatusLine(e, root, changes, dry)
+				if err != nil {
+					return err
 				}
 			}
 			// Every file is checked before any is written.
@@ -75,7 +87,6 @@ func initCommand(e *env) *cli.Command {
 			} else if err := install.Conflicts(changes); err != nil {
 				return err
 			}
-			dry := c.Bool("dry-run")
 			report := initReport{Schema: initSchema, Project: root, DryRun: dry, Changes: []initChange{}}
 			for _, ch := range changes {
 				action := "update"
@@ -99,6 +110,13 @@ func initCommand(e *env) *cli.Command {
 				fmt.Fprintf(e.stdout, "orch-hook is already installed in %s; nothing to change.\n", root)
 				return nil
 			}
+			statusSummary := ""
+			if statusLine != nil {
+				statusSummary = "Status line: " + statusLine.Summary("/orch-hook-statusline", false) + "\n"
+				if statusNote != "" {
+					statusSummary += "Note: " + statusNote + ".\n"
+				}
+			}
 			if dry {
 				fmt.Fprint(e.stdout, report.Diff)
 				if c.Bool("protect") {
@@ -116,23 +134,75 @@ func initCommand(e *env) *cli.Command {
 				}
 				fmt.Fprintln(e.stdout, line)
 			}
-			fmt.Fprintf(e.stdout, "Installed. The hooks run `orch-hook` from PATH: keep it there (%s).\nStart a workflow in Claude Code with /orch-hook-orchestrate <request> or /orch-hook-coordinate <description>.\n", buildFromClone)
+			fmt.Fprintf(e.stdout, "Installed. The hooks run `orch-hook` from PATH: keep it there (%s).\n%sStart a workflow in Claude Code with /orch-hook-orchestrate <request> or /orch-hook-coordinate <description>.\n", buildFromClone, statusSummary)
 			return nil
 		},
 	}
 }
 
-// mergeChange adds a change to the list, or applies it on top of a change
-// to the same file (init's settings.json and --protect --shared).
-func mergeChange(changes []install.Change, c install.Change) []install.Change {
+// planStatusLine adds orch-hook's status line to init's changes (README,
+// "Status line"): in .claude/settings.local.json, chained after the user's
+// own, running this binary by its path.
+func planStatusLine(e *env, root string, changes []install.Change, dry bool) (*install.StatusLineResult, string, []install.Change, error) {
+	bin, note, err := install.StatusLineBinary(e.getenv, dry)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	others, err := install.OtherStatusLines(root, e.getenv)
+	if err != nil {
+		return nil, "", nil, &hintError{err: err, hint: "fix that file, or run init with --no-statusline"}
+	}
+	var res install.StatusLineResult
+	changes, err = mergeInto(root, changes, install.SettingsFile(false), func(b []byte) ([]byte, error) {
+		merged, r, err := install.MergeStatusLine(b, others, bin, false)
+		res = r
+		return merged, err
+	})
+	if err != nil {
+		return nil, "", nil, &hintError{err: err, hint: "fix that file, or run init with --no-statusline"}
+	}
+	return &res, note, changes, nil
+}
+
+// hintError is an error with its way forward.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() }
+func (e *hintError) Hint() string  { return e.hint }
+func (e *hintError) Unwrap() error { return e.err }
+
+// mergeInto applies merge to the settings file at rel: on top of the
+// change already planned for it (init's settings.json and --protect
+// --shared), else on the file as it is; the changes stay sorted by path.
+func mergeInto(root string, changes []install.Change, rel string, merge func([]byte) ([]byte, error)) ([]install.Change, error) {
 	for i, have := range changes {
-		if have.Path == c.Path {
-			merged, err := install.MergeSandbox(have.New)
-			if err == nil {
-				changes[i].New = merged
+		if have.Path == rel {
+			merged, err := merge(have.New)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", rel, err)
 			}
-			return changes
+			changes[i].New = merged
+			return changes, nil
 		}
 	}
-	return append(changes, c)
+	old, err := os.ReadFile(filepath.Join(root, rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		old, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	merged, err := merge(old)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	if bytes.Equal(old, merged) {
+		return changes, nil
+	}
+	changes = append(changes, install.Change{Path: rel, Old: old, New: merged})
+	sort.Slice(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	return changes, nil
 }

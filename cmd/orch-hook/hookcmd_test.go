@@ -56,7 +56,7 @@ func runHook(ts *testscript.TestScript, template string, overrides ...string) (s
 	input, err := buildPayload(template, ts.Getenv("WORK"), ts.Getenv("SESSION"), overrides...)
 	ts.Check(err)
 	env := map[string]string{"HOME": ts.Getenv("HOME")}
-	for _, k := range []string{"CLAUDE_PROJECT_DIR", "ORCH_HOOK_STOP_CAP", "ORCH_HOOK_DEBUG", "ORCH_HOOK_NOW", "XDG_CONFIG_HOME"} {
+	for _, k := range []string{"CLAUDE_PROJECT_DIR", "ORCH_HOOK_STOP_CAP", "ORCH_HOOK_DEBUG", "ORCH_HOOK_NOW", "XDG_CONFIG_HOME", "CLAUDE_PLUGIN_DATA", "CLAUDE_CONFIG_DIR"} {
 		env[k] = ts.Getenv(k)
 	}
 	stdout, stderr, err := execHook(ts.Getenv("WORK"), input, env)

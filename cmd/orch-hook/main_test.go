@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -63,8 +64,13 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": cmdExits,
-			"hook":  cmdHook,
-			"reach": cmdReach,
+			// runstatusline SETTINGS runs the statusLine command of a
+			// settings file as Claude Code does: through sh, on the stdin
+			// a stdin command gave; it must exit 0 (Claude Code shows
+			// nothing of a command that fails).
+			"runstatusline": cmdRunStatusLine,
+			"hook":          cmdHook,
+			"reach":         cmdReach,
 			// sandboxed CMD ARGS... runs a command as Claude Code's Bash
 			// sandbox would: bubblewrap, the whole file system read-only
 			// but the project, and in the project .orchestrator and the
@@ -129,6 +135,26 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("exit code %d, want %d", got, want)
+	}
+}
+
+// cmdRunStatusLine runs a settings file's statusLine command (see
+// TestScripts).
+func cmdRunStatusLine(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: runstatusline SETTINGS")
+	}
+	var s struct {
+		StatusLine struct {
+			Command string `json:"command"`
+		} `json:"statusLine"`
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &s))
+	if s.StatusLine.Command == "" {
+		ts.Fatalf("%s sets no statusLine command", args[0])
+	}
+	if err := ts.Exec("sh", "-c", s.StatusLine.Command); err != nil {
+		ts.Fatalf("the status line failed (Claude Code would show nothing): %v", err)
 	}
 }
 

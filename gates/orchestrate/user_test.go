@@ -68,6 +68,7 @@ func TestSelfApprovalDenied(t *testing.T) {
 		{"orch-hook-resume", true, "/orch-hook:resume is the user's decision"},
 		{"orch-hook:orchestrate", true, "orch-hook: only the user starts a workflow: ask them to type /orch-hook:orchestrate <request>."},
 		{"orch-hook:status", false, ""},
+		{"orch-hook:statusline", true, "/orch-hook:statusline is the user's decision"},
 		{"approve", false, ""},
 		{"pdf", false, ""},
 	}
@@ -90,6 +91,7 @@ func TestSelfApprovalDenied(t *testing.T) {
 		{"orch-hook log | grep approve", ""},
 		{"cat orch-hook-notes.txt approve", ""},
 		{"go test ./...", ""},
+		{"orch-hook statusline", ""},
 	}
 	for _, w := range []*Workflow{nil, must(NewWorkflow("x", ownerSession)), {Current: Complete}} {
 		for _, tc := range skills {

@@ -26,4 +26,19 @@ func TestUserCommand(t *testing.T) {
 	if _, ok := protectPrompt("/orch-hook:protection"); ok {
 		t.Error("/orch-hook:protection read as protect")
 	}
+	for _, tc := range []struct {
+		prompt, typed, args string
+		ok                  bool
+	}{
+		{"/orch-hook:statusline", "/orch-hook:statusline", "", true},
+		{" /orch-hook-statusline --remove", "/orch-hook-statusline", "--remove", true},
+		{"/orch-hook:statuslines", "", "", false},
+		{"/orch-hook:status", "", "", false},
+		{"show /orch-hook:statusline", "", "", false},
+	} {
+		typed, args, ok := statusLinePrompt(tc.prompt)
+		if ok != tc.ok || ok && (typed != tc.typed || args != tc.args) {
+			t.Errorf("statusLinePrompt(%q) = %q, %q, %v", tc.prompt, typed, args, ok)
+		}
+	}
 }

@@ -165,6 +165,9 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 		if args, ok := protectPrompt(in.Prompt); ok {
 			return protect(env, root, args)
 		}
+		if typed, args, ok := statusLinePrompt(in.Prompt); ok {
+			return statusLine(env, root, typed, args)
+		}
 	}
 	call := hooks.ToCall(in, root)
 	store := state.Open(root)

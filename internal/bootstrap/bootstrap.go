@@ -13,8 +13,49 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
+
+// StableName is the link the dispatcher keeps in ${CLAUDE_PLUGIN_DATA}/bin/
+// to the newest version's binary: the path the status line runs (Claude
+// Code gives a statusLine command no plugin variable, and the command is
+// written once into the user's settings, so it must outlive updates; the
+// version directories are pruned).
+const StableName = "orch-hook"
+
+// StableBinary is that link's path in the plugin's data directory.
+func StableBinary(data string) string {
+	name := StableName
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	return filepath.Join(data, "bin", name)
+}
+
+// EnsureStableLink makes StableBinary(data) a link to exe unless it already
+// leads to a file (the dispatcher points it at each version it installs; an
+// install from before the link existed has none until its next update).
+func EnsureStableLink(data, exe string) error {
+	link := StableBinary(data)
+	if fi, err := os.Stat(link); err == nil && fi.Mode().IsRegular() {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		return err
+	}
+	// Made aside and renamed over, so no run sees it half made.
+	tmp := link + ".tmp"
+	_ = os.Remove(tmp)
+	if err := os.Symlink(exe, tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
 
 // Files the dispatcher writes beside the binary.
 const (

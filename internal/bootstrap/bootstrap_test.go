@@ -57,3 +57,34 @@ func TestPluginVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestEnsureStableLink: the status line's link is made when missing or
+// dangling, and left alone while it leads to a binary (the dispatcher
+// keeps it on the newest).
+func TestEnsureStableLink(t *testing.T) {
+	data := t.TempDir()
+	exe := filepath.Join(t.TempDir(), "orch-hook")
+	os.WriteFile(exe, []byte("v1"), 0o755)
+	if err := EnsureStableLink(data, exe); err != nil {
+		t.Fatal(err)
+	}
+	link := StableBinary(data)
+	if b, err := os.ReadFile(link); err != nil || string(b) != "v1" {
+		t.Fatalf("%s: %q %v", link, b, err)
+	}
+	other := filepath.Join(t.TempDir(), "orch-hook")
+	os.WriteFile(other, []byte("v2"), 0o755)
+	if err := EnsureStableLink(data, other); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(link); string(b) != "v1" {
+		t.Errorf("a working link was replaced: %q", b)
+	}
+	os.Remove(exe) // pruned
+	if err := EnsureStableLink(data, other); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(link); string(b) != "v2" {
+		t.Errorf("a dangling link was kept: %q", b)
+	}
+}

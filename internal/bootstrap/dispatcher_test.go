@@ -262,6 +262,8 @@ func TestShippedBinary(t *testing.T) {
 		old := time.Now().Add(-time.Duration(10-i) * time.Hour)
 		os.Chtimes(filepath.Join(w.data, "bin", v), old, old)
 	}
+	// The status line's link, to the version before.
+	os.Symlink(filepath.Join(w.data, "bin", "0.0.3", "orch-hook"), filepath.Join(w.data, "bin", "orch-hook"))
 	a := w.sessionStart(t)
 	if got := w.installed(t); sum(got) != sum(realBin) {
 		log, _ := os.ReadFile(filepath.Join(filepath.Dir(w.bin()), "bootstrap.log"))
@@ -277,6 +279,12 @@ func TestShippedBinary(t *testing.T) {
 	// The plugin's commands reach it at ${CLAUDE_PLUGIN_ROOT}/bin/orch-hook.
 	if real, err := filepath.EvalSymlinks(filepath.Join(w.root, "bin", "orch-hook")); err != nil || real != w.bin() {
 		t.Errorf("bin/orch-hook in the plugin root resolves to %q (%v), want %s", real, err, w.bin())
+	}
+	// The status line reaches it at ${CLAUDE_PLUGIN_DATA}/bin/orch-hook,
+	// which the next version's install points at its own binary; prune
+	// keeps it.
+	if real, err := filepath.EvalSymlinks(filepath.Join(w.data, "bin", "orch-hook")); err != nil || real != w.bin() {
+		t.Errorf("bin/orch-hook in the data directory resolves to %q (%v), want %s", real, err, w.bin())
 	}
 	for v, want := range map[string]bool{"0.0.1": false, "0.0.2": false, "0.0.3": true} {
 		if _, err := os.Stat(filepath.Join(w.data, "bin", v)); (err == nil) != want {

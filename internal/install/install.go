@@ -1,7 +1,9 @@
 // Package install writes orch-hook into a project's own .claude/ (for
 // people who do not use plugins): the commands and agents rendered for that
 // target, and the hook registrations merged into .claude/settings.json
-// without touching anything else there. It is idempotent.
+// without touching anything else there; and the settings that the plugin's
+// /orch-hook:protect and /orch-hook:statusline write as well (the sandbox,
+// the status line). It is idempotent.
 package install
 
 import (

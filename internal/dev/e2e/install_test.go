@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/internal/bootstrap"
+	"github.com/orch-hook/orch-hook/internal/dev/mockapi"
 	"github.com/orch-hook/orch-hook/templates"
 )
 
@@ -340,6 +341,41 @@ func TestPluginUpdate(t *testing.T) {
 	}
 	c.report(t, run)
 
+	// The status line: the user has one of their own (user settings);
+	// /orch-hook:statusline, typed in a session in the project of the
+	// workflow above, chains it in .claude/settings.local.json, running
+	// the data directory's bin/orch-hook, which must outlive the update.
+	slProject := project
+	setUserStatusLine(t, home, `printf '%s\n' "theirs: it's e2e"`)
+	typed := runClaude(t, Config{
+		ProjectDir: slProject,
+		Home:       home,
+		Env:        noGo,
+		Script:     &mockapi.Script{},
+		Messages:   []string{"/orch-hook:statusline"},
+		MaxTurns:   2,
+		Timeout:    60 * time.Second,
+	})
+	c = checks{}
+	if n := len(typed.Mock.MessageRequests()); n != 0 {
+		c.errorf("/orch-hook:statusline reached the model (%d requests); the hook should block it", n)
+	}
+	// The user sees the diff (the block's reason); the model nothing.
+	shown := false
+	for _, e := range typed.Events {
+		shown = shown || e.Type == "system" && e.Subtype == "informational" && strings.Contains(string(e.Raw), "wrote .claude/settings.local.json") && strings.Contains(string(e.Raw), "statusLine")
+	}
+	if !shown {
+		c.errorf("the user was not shown what /orch-hook:statusline wrote:\n%s", typed.Dump())
+	}
+	stable := filepath.Join(data, "bin", "orch-hook")
+	statusLine := statusLineCommand(t, slProject)
+	if !strings.Contains(statusLine, "| "+stable+" statusline; exit 0 # orch-hook: your status line (user settings) first") {
+		c.errorf("the status line written does not run %s after the user's own:\n%s", stable, statusLine)
+	}
+	c.wantStatusLine(t, home, slProject, statusLine, stable, oldBin)
+	c.report(t, typed)
+
 	// The new version: another version number, its hooks.json, and a
 	// binary of that version shipped and pinned.
 	newVersion := oldVersion + "-e2e.1"
@@ -384,7 +420,63 @@ func TestPluginUpdate(t *testing.T) {
 	if b, err := os.ReadFile(keep); err != nil || string(b) != "kept" {
 		c.errorf("a file in the plugin's data directory did not survive the update: %v", err)
 	}
+	// The status line written before the update runs the new binary.
+	c.wantStatusLine(t, home, slProject, statusLine, stable, newBin)
 	c.report(t, run)
+}
+
+// setUserStatusLine sets statusLine in the user's settings of home,
+// keeping the rest (enabledPlugins).
+func setUserStatusLine(t *testing.T, home, command string) {
+	t.Helper()
+	p := filepath.Join(home, ".claude", "settings.json")
+	settings := map[string]any{}
+	if b, err := os.ReadFile(p); err == nil {
+		if err := json.Unmarshal(b, &settings); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	settings["statusLine"] = map[string]any{"type": "command", "command": command}
+	b, _ := json.MarshalIndent(settings, "", "  ")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// statusLineCommand is the statusLine command of the project's
+// .claude/settings.local.json.
+func statusLineCommand(t *testing.T, project string) string {
+	t.Helper()
+	var s struct {
+		StatusLine struct {
+			Command string `json:"command"`
+		} `json:"statusLine"`
+	}
+	b, err := os.ReadFile(filepath.Join(project, ".claude", "settings.local.json"))
+	if err != nil || json.Unmarshal(b, &s) != nil || s.StatusLine.Command == "" {
+		t.Fatalf("no statusLine command in %s/.claude/settings.local.json (%v):\n%s", project, err, b)
+	}
+	return s.StatusLine.Command
+}
+
+// wantStatusLine runs a status line command as Claude Code does (through
+// sh, in the project, its JSON on stdin, without the plugin's variables):
+// the user's line, then orch-hook's for the project's workflow; link, the
+// binary it runs, leads to bin.
+func (c *checks) wantStatusLine(t *testing.T, home, project, command, link, bin string) {
+	t.Helper()
+	if real, err := filepath.EvalSymlinks(link); err != nil || real != bin {
+		c.errorf("the status line's %s leads to %q (%v), want %s", link, real, err, bin)
+	}
+	cmd := exec.Command("sh", "-c", command)
+	cmd.Dir = project
+	cmd.Env = append(cliEnv(home, "http://127.0.0.1:9"), "CLAUDE_PROJECT_DIR="+project, "CLAUDECODE=1")
+	cmd.Stdin = strings.NewReader(`{"session_id":"s","cwd":"` + project + `","workspace":{"current_dir":"` + project + `","project_dir":"` + project + `"}}` + "\n")
+	out, err := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) != 2 || lines[0] != "theirs: it's e2e" || !strings.HasPrefix(lines[1], "orch-hook ") {
+		c.errorf("the status line printed %q (%v), want the user's line, then orch-hook's", out, err)
+	}
 }
 
 // copyTree copies a directory, keeping file modes.
