@@ -73,7 +73,7 @@ func (s *Store) verify(raw []byte, cpStamp Stamp, body []byte, seal *Seal, cp *C
 	if cp.Lineage != m.Lineage {
 		return nil, tampered("checkpoint.json is workflow %s's, but workflow %s was here (the file was replaced)", cp.Lineage, m.Lineage)
 	}
-	lf, err := os.OpenFile(s.LogPath(), os.O_RDONLY|noFollow, 0)
+	lf, err := os.OpenFile(s.LogPath(), os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}

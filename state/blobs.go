@@ -64,7 +64,7 @@ func (s *Store) ReadBlob(id string) ([]byte, error) {
 	if len(id) != 64 || !plainName(id) {
 		return nil, fmt.Errorf("blob %q: not a content id", id)
 	}
-	f, err := os.OpenFile(filepath.Join(s.Dir, blobsName, id), os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(filepath.Join(s.Dir, blobsName, id), os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (s *Store) LogLinesLocked() ([][]byte, error) {
 	if s.pin == nil {
 		return nil, errors.New("state: LogLinesLocked outside the lock")
 	}
-	f, err := os.OpenFile(s.LogPath(), os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(s.LogPath(), os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -94,7 +94,7 @@ func appendEvents(path string, events []Event, prev string, size int64) (string,
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, fileMode)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow|nonBlock, fileMode)
 	if err != nil {
 		return "", 0, err
 	}
@@ -154,7 +154,7 @@ type LogReport struct {
 // snapshot (uncommitted, see Event); pass ^uint64(0) to keep them.
 func readEvents(path string, maxSerial uint64) ([]Event, LogReport, error) {
 	var rep LogReport
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|nonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, rep, nil
 	}
@@ -199,7 +199,7 @@ func (s *Store) TailOf(n int, types ...string) ([]Event, error) {
 	if cp, err := ReadCheckpointFile(s.CheckpointPath()); err == nil { // the serial only: no check, no lock
 		max = cp.Serial
 	}
-	f, err := os.OpenFile(s.LogPath(), os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(s.LogPath(), os.O_RDONLY|noFollow|nonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -40,7 +40,7 @@ func HashProjectFile(root, path string) (rel, sum string, err error) {
 	if before.Size() > MaxHashBytes {
 		return rel, "", fmt.Errorf("%s is larger than %d bytes", rel, MaxHashBytes)
 	}
-	f, err := os.OpenFile(abs, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(abs, os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return rel, "", err
 	}

@@ -62,7 +62,7 @@ func (s *Store) AppendMetrics(lineage string, line []byte) (bool, error) {
 	case !fi.Mode().IsRegular():
 		return false, fmt.Errorf("%s is not a regular file (a symlink?); orch-hook appends its metrics to a plain file", path)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|noFollow, metricsFileMode)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|noFollow|nonBlock, metricsFileMode)
 	if err != nil {
 		return false, err
 	}
@@ -186,7 +186,7 @@ func ReadMetrics(root string) (*MetricsLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, filepath.Base(MetricsFile)), os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(filepath.Join(dir, filepath.Base(MetricsFile)), os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, err
 	}

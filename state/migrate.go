@@ -176,7 +176,7 @@ func (s *Store) replacesRunning() bool {
 // lastLoggedCheckpoint is the checkpoint of the log's last record that
 // carries one (nil when there is none, or it does not read).
 func (s *Store) lastLoggedCheckpoint() (*Checkpoint, error) {
-	f, err := os.OpenFile(s.LogPath(), os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(s.LogPath(), os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func ReadDirFiles(root, rel string) (map[string][]byte, error) {
 		if len(out) >= maxPlanFiles {
 			return nil, fmt.Errorf("%s holds more than %d files", rel, maxPlanFiles)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, e.Name()), os.O_RDONLY|noFollow, 0)
+		f, err := os.OpenFile(filepath.Join(dir, e.Name()), os.O_RDONLY|noFollow|nonBlock, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -73,7 +73,7 @@ func (s *Store) ReadRecorded(name string) ([]byte, bool) {
 	if !plainName(name) {
 		return nil, false
 	}
-	f, err := os.OpenFile(filepath.Join(s.recordedDir(), name), os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(filepath.Join(s.recordedDir(), name), os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, false
 	}

@@ -219,14 +219,25 @@ func removeKey(lineage string) {
 	}
 }
 
-// readSmall reads a file of at most max bytes without following a final
-// symlink.
+// ReadRegular reads a regular file of at most max bytes, as readSmall:
+// for files the model could replace with a FIFO or a device (git's index).
+func ReadRegular(path string, max int64) ([]byte, error) { return readSmall(path, max) }
+
+// readSmall reads a regular file of at most max bytes without following a
+// final symlink. The open does not wait (a FIFO put in a file's place
+// would hold the hook until Claude Code's timeout, which lets the call
+// through), and anything but a regular file is refused.
 func readSmall(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err

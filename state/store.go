@@ -151,7 +151,7 @@ func (s *Store) Load() (*Checkpoint, error) {
 
 // readCheckpoint reads the snapshot and the stamp of the file it read.
 func (s *Store) readCheckpoint() ([]byte, Stamp, error) {
-	f, err := os.OpenFile(s.CheckpointPath(), os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(s.CheckpointPath(), os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, Stamp{}, err
 	}
@@ -343,7 +343,7 @@ func (s *Store) prepareLocked(known *Checkpoint) (*Checkpoint, error) {
 
 // truncateLog cuts the log back to size.
 func truncateLog(path string, size int64) error {
-	f, err := os.OpenFile(path, os.O_RDWR|noFollow, fileMode)
+	f, err := os.OpenFile(path, os.O_RDWR|noFollow|nonBlock, fileMode)
 	if err != nil {
 		return err
 	}
@@ -641,7 +641,7 @@ func (s *Store) restoreLocked(tamper *TamperError) (string, error) {
 // findCommit returns the checkpoint carried by the log record whose hash is
 // commit.
 func findCommit(path, commit string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|nonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -717,7 +717,7 @@ func (s *Store) rebuildLocked(corrupt *CorruptError) (string, error) {
 // a torn last line is cut first so that the next record chains on a
 // whole one.
 func (s *Store) startSegmentLocked() error {
-	f, err := os.OpenFile(s.LogPath(), os.O_RDWR|noFollow, fileMode)
+	f, err := os.OpenFile(s.LogPath(), os.O_RDWR|noFollow|nonBlock, fileMode)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.pin = &audit{cutAt: -1, base: 0}
 		return nil

@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -61,7 +59,11 @@ func Roles() []string {
 	return slices.Compact(roles)
 }
 
-var reAgentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}(:[A-Za-z0-9][A-Za-z0-9_.-]{0,63})?$`)
+// reAgentName is an agent's name, optionally behind its plugin's (at most
+// maxAgentName bytes). Compiled on first use: hooks start on every call.
+var reAgentName = gates.LazyRegexp(`^[A-Za-z0-9][A-Za-z0-9_.-]*(:[A-Za-z0-9][A-Za-z0-9_.-]*)?$`)
+
+const maxAgentName = 128
 
 // builtinAgents are Claude Code's own agents: a role is never one of them.
 var builtinAgents = map[string]bool{"general-purpose": true, "Explore": true, "Plan": true, "statusline-setup": true}
@@ -315,7 +317,7 @@ func (p *configParser) agents(s *gates.Settings) error {
 			}
 			off := p.dec.InputOffset()
 			switch {
-			case !reAgentName.MatchString(agent):
+			case len(agent) > maxAgentName || !reAgentName.MatchString(agent):
 				return p.fail(off, fmt.Sprintf("agents.%s: %q is not an agent name (letters, digits, '-', '_', '.'; a plugin's agent as plugin:name)", role, agent))
 			case agent == role:
 				return p.fail(off, fmt.Sprintf("agents.%s maps the role to itself: remove the line", role))
@@ -554,15 +556,9 @@ func agentNameOf(def []byte, fallback string) string {
 	return fallback
 }
 
-// readAgentFile reads an agent definition, bounded.
-func readAgentFile(p string) ([]byte, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 256<<10))
-}
+// readAgentFile reads an agent definition, bounded (a FIFO is refused,
+// not waited on).
+func readAgentFile(p string) ([]byte, error) { return state.ReadRegular(p, 256<<10) }
 
 // ConfigValue is one setting as it applies, and where it comes from.
 type ConfigValue struct {
@@ -633,7 +629,7 @@ func ConfigSchema() ([]byte, error) {
 	}
 	agents := obj{}
 	for _, role := range Roles() {
-		agents[role] = obj{"type": "string", "pattern": reAgentName.String(), "description": "the team's agent that plays " + role + " (it must end with " + role + "'s result lines)"}
+		agents[role] = obj{"type": "string", "pattern": reAgentName.Regexp().String(), "maxLength": maxAgentName, "description": "the team's agent that plays " + role + " (it must end with " + role + "'s result lines)"}
 	}
 	schema := obj{
 		"$schema":              "https://json-schema.org/draft/2020-12/schema",

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/state"
 )
 
 // gitFileState says whether git has a project file with this content,
@@ -22,7 +23,7 @@ func gitFileState(root, rel string, content []byte) string {
 	if gitDir == "" {
 		return gates.GitNone
 	}
-	index, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	index, err := state.ReadRegular(filepath.Join(gitDir, "index"), maxGitIndex)
 	if err != nil {
 		if os.IsNotExist(err) {
 			return gates.GitUntracked // a repository with nothing staged yet
@@ -52,8 +53,8 @@ func gitDirOf(root string) string {
 	case fi.IsDir():
 		return dotGit
 	}
-	b, err := os.ReadFile(dotGit)
-	if err != nil || len(b) > 4096 {
+	b, err := state.ReadRegular(dotGit, 4096)
+	if err != nil {
 		return ""
 	}
 	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
@@ -66,6 +67,9 @@ func gitDirOf(root string) string {
 	}
 	return dir
 }
+
+// maxGitIndex bounds the index read (a large repository's is tens of MB).
+const maxGitIndex = 256 << 20
 
 // gitBlobID is the SHA-1 object id git gives a file's content.
 func gitBlobID(content []byte) []byte {
