@@ -13,7 +13,7 @@ import (
 const EscalationFile = ".orchestrator/ESCALATION.md"
 
 // Escalation is an open escalation: one work (an agent the orchestrator
-// launches) failed more than gates.MaxRetries allows in a state.
+// launches) failed more than the retries allow (Limits.Retries) in a state.
 // Nothing is launched until the user resolves it.
 type Escalation struct {
 	From     gates.State     `json:"from"`
@@ -77,7 +77,7 @@ func (c *Workflow) EscalationMarkdown() string {
 	var b strings.Builder
 	b.WriteString("## Escalation Required\n\n")
 	fmt.Fprintf(&b, "**Workflow**: coordinate (%s), state %s\n", c.Scope, e.From)
-	fmt.Fprintf(&b, "**What failed**: %s, %d times in state %s (the limit is %d retries of one work in one state)\n", e.what(), len(e.Attempts), e.From, gates.MaxRetries)
+	fmt.Fprintf(&b, "**What failed**: %s, %d times in state %s (the limit is %d retries of one work in one state)\n", e.what(), len(e.Attempts), e.From, c.limits().Retries)
 	fmt.Fprintf(&b, "**Expected**: %s\n", c.expected(e.Agent))
 	if len(e.Attempts) > 0 {
 		last := e.Attempts[len(e.Attempts)-1]

@@ -50,6 +50,10 @@ func InstallV13(store *state.Store, opt Adoption) func(cp *state.Checkpoint) (st
 			if err != nil {
 				return "", err
 			}
+			// The team's configuration as it is now, as a start takes it.
+			if w.Config, err = ReadConfig(store.Root); err != nil {
+				return "", err
+			}
 			return where, saveWorkflow(cp, w)
 		case "coordinate":
 			return installCoordinate(store, cp, opt, description, phase)
@@ -87,6 +91,9 @@ func installCoordinate(store *state.Store, cp *state.Checkpoint, opt Adoption, d
 		TopicDir: topicDir, Phase: phase, Plan: plan,
 	}, coordEnv(Env{}, store))
 	if err != nil {
+		return "", err
+	}
+	if c.Config, err = ReadConfig(store.Root); err != nil {
 		return "", err
 	}
 	return where, saveCoord(cp, c)

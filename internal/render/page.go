@@ -87,7 +87,7 @@ func newPage(r *Report) *page {
 		AgentSummary: agentSummary(r), DenialsTotal: r.DenialsTotal,
 		Sequential: Duration(r.Sequential), Parallel: Duration(r.Parallel), Saved: Duration(r.Saved()),
 		SavedShare: percent(r.Saved(), r.Sequential),
-		FixLimit:   ordinal(orchestrate.MaxFixIterations), FinalFailures: r.FinalFailures, FinalFailuresAllowed: orchestrate.MaxFinalFailures,
+		FixLimit:   ordinal(r.Limits.FixIterations), FinalFailures: r.FinalFailures, FinalFailuresAllowed: r.Limits.FinalValidationFailures,
 		Artifacts: r.Artifacts, PlanKnown: r.PlanKnown,
 	}
 	for _, s := range r.Steps {

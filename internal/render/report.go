@@ -51,6 +51,8 @@ type Report struct {
 	Request  string
 	State    string
 	Finished bool
+	// Limits are the workflow's (its configuration's snapshot).
+	Limits gates.Limits
 	// Start and End bound the timeline: the workflow's start, and its end
 	// (entry into complete or aborted) or Now while it runs.
 	Start, End time.Time
@@ -195,6 +197,10 @@ func BuildReport(in ReportInput) *Report {
 		Artifacts: in.Artifacts,
 	}
 	w := in.Workflow
+	r.Limits = gates.DefaultSettings().Limits
+	if w != nil {
+		r.Limits = w.Settings().Limits
+	}
 	if w != nil && w.Request != "" {
 		r.Request = w.Request
 	}

@@ -65,9 +65,9 @@ func orchestrateLine(w *orchestrate.Workflow) (parts []string, turn string) {
 	}
 	switch w.Current {
 	case orchestrate.S4b, orchestrate.SF1, orchestrate.SF2:
-		parts = append(parts, fmt.Sprintf("fix %d/%d", w.FixIterations, orchestrate.MaxFixIterations))
+		parts = append(parts, fmt.Sprintf("fix %d/%d", w.FixIterations, w.Settings().Limits.FixIterations))
 	case orchestrate.S0a, orchestrate.S0b:
-		parts = append(parts, fmt.Sprintf("round %d/%d", w.Rounds, orchestrate.MaxRounds))
+		parts = append(parts, fmt.Sprintf("round %d/%d", w.Rounds, w.Settings().Limits.ClarificationRounds))
 	}
 	if n := len(w.InFlight()); n > 0 {
 		parts = append(parts, gates.Plural(n, "agent")+" running")

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -249,7 +250,15 @@ func writeFailures(w io.Writer, r *Report, s style) {
 	if len(r.Failures) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Failures in this state (a work's third escalates):\n")
+	retries := gates.MaxRetries
+	if r.Config != nil {
+		for _, v := range r.Config.Values {
+			if v.Key == "limits.retries" {
+				retries, _ = strconv.Atoi(v.Value)
+			}
+		}
+	}
+	fmt.Fprintf(w, "Failures in this state (a work's failure %d escalates: limits.retries %d):\n", retries+1, retries)
 	for _, a := range r.Failures {
 		fmt.Fprintf(w, "  %s %s (%s): %s\n", s.yellow("✗"), a.What(), a.Class, shorten.Runes(a.Error, 100))
 	}
