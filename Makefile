@@ -29,7 +29,7 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build $(BUILDFLAGS) -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/orch-hook
 
-# Renders commands/, agents/ and hooks/hooks.json from templates/.
+# Renders commands/, agents/, hooks/hooks.json and settings.json from templates/.
 generate:
 	$(GO) run ./cmd/orch-hook generate
 

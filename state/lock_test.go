@@ -167,3 +167,27 @@ func TestErrorHints(t *testing.T) {
 		t.Error("CorruptError does not unwrap")
 	}
 }
+
+// TestPeekNeverLocks: Peek reads what Load reads, and when the read looks
+// changed outside orch-hook it answers at once, with the TamperError, while
+// another process holds the lock (Load would wait for it to read again).
+func TestPeekNeverLocks(t *testing.T) {
+	s := tstCreate(t, "plan")
+	cp, err := s.Peek()
+	if err != nil || cp.StateMachine.CurrentState != "plan" {
+		t.Fatalf("Peek: %v, %v", cp, err)
+	}
+	tstHoldLock(t, s, nil)
+	if err := os.WriteFile(s.CheckpointPath(), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = Open(s.Root).Peek()
+	var te *TamperError
+	if !errors.As(err, &te) {
+		t.Errorf("Peek of a changed checkpoint: %v, want a *TamperError", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Peek took %v with the lock held elsewhere: it waited for the lock", d)
+	}
+}

@@ -149,6 +149,16 @@ func (s *Store) Load() (*Checkpoint, error) {
 	return cp, err
 }
 
+// Peek is Load that never takes the lock, for readers that must never
+// wait on a hook (the agent panel's labels): a read that looks changed
+// outside orch-hook, which a write racing it can cause, is returned as
+// the TamperError rather than read again under the lock. It writes
+// nothing.
+func (s *Store) Peek() (*Checkpoint, error) {
+	cp, _, err := s.readAudited(false, nil)
+	return cp, err
+}
+
 // readCheckpoint reads the snapshot and the stamp of the file it read.
 func (s *Store) readCheckpoint() ([]byte, Stamp, error) {
 	f, err := os.OpenFile(s.CheckpointPath(), os.O_RDONLY|noFollow|nonBlock, 0)

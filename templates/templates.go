@@ -1,8 +1,8 @@
 // Package templates holds the plugin's Markdown commands and agents as Go
 // templates (embedded), and renders them, with the hook registrations, for
 // the two ways orch-hook is installed: as a Claude Code plugin (commands/,
-// agents/, hooks/hooks.json at the repository root) or into a project's own
-// .claude/ by `orch-hook init`.
+// agents/, hooks/hooks.json and settings.json at the repository root) or
+// into a project's own .claude/ by `orch-hook init`.
 package templates
 
 import (
@@ -42,6 +42,10 @@ type Target struct {
 	// hooksFile is where the plugin's hook registrations go ("" for init,
 	// which merges them into .claude/settings.json).
 	hooksFile string
+	// settingsFile is the plugin's own settings.json, which sets the
+	// subagentStatusLine ("" for init: a project's settings are its
+	// users').
+	settingsFile string
 }
 
 // PluginBinary is where the plugin's hooks run the binary of a version:
@@ -70,6 +74,7 @@ func Plugin(version string) Target {
 		commandFile:   func(n string) string { return "commands/" + n + ".md" },
 		agentFile:     func(n string) string { return "agents/" + n + ".md" },
 		hooksFile:     "hooks/hooks.json",
+		settingsFile:  "settings.json",
 	}
 }
 
@@ -265,7 +270,39 @@ func Render(t Target) (map[string][]byte, error) {
 		}
 		out[t.hooksFile] = append(b, '\n')
 	}
+	if t.settingsFile != "" {
+		b, err := jsonenc.Indent(PluginSettings{SubagentStatusLine: &StatusLineCommand{Type: "command", Command: SubagentStatusLineCommand(t)}})
+		if err != nil {
+			return nil, err
+		}
+		out[t.settingsFile] = append(b, '\n')
+	}
 	return out, nil
+}
+
+// PluginSettings is the plugin's settings.json. Claude Code takes two keys
+// from a plugin's settings, agent and subagentStatusLine (observed:
+// internal/dev/e2e/testdata/observed); a statusLine there is dropped.
+type PluginSettings struct {
+	SubagentStatusLine *StatusLineCommand `json:"subagentStatusLine,omitempty"`
+}
+
+// StatusLineCommand is a status line setting: a command run through sh,
+// its JSON on stdin.
+type StatusLineCommand struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+}
+
+// SubagentStatusLineCommand is the plugin's subagentStatusLine: the agent
+// panel's rows labelled by `orch-hook subagent-statusline` (README,
+// "Status line"). It runs the binary of this version, as the hooks do
+// (the command gets ${CLAUDE_PLUGIN_DATA}, and the plugin's settings.json
+// is replaced with the plugin at each update); while that binary is
+// missing it exits 0 and prints nothing, so the rows stay Claude Code's
+// own. It takes no lock and writes nothing.
+func SubagentStatusLineCommand(t Target) string {
+	return fmt.Sprintf(`b="%s"; [ -x "$b" ] && exec "$b" subagent-statusline; exit 0`, t.hookBinary)
 }
 
 // HooksFile is hooks/hooks.json.

@@ -21,8 +21,8 @@ import (
 // repoRoot is the plugin root: the rendered files are committed there.
 const repoRoot = ".."
 
-// TestRenderedUpToDate fails when commands/, agents/ or hooks/hooks.json
-// differ from what the templates render (run `make generate`).
+// TestRenderedUpToDate fails when commands/, agents/, hooks/hooks.json or
+// settings.json differ from what the templates render (run `make generate`).
 // testVersion is the plugin version the tests render.
 const testVersion = "1.2.3"
 
@@ -207,6 +207,77 @@ func TestHooksFile(t *testing.T) {
 	for _, tool := range []string{"Agent", "Task", "Write", "Edit", "NotebookEdit", "Bash", "Skill", "SendMessage", "Workflow"} {
 		if !strings.Contains("|"+pre+"|", "|"+tool+"|") {
 			t.Errorf("PreToolUse matcher %q misses %s", pre, tool)
+		}
+	}
+}
+
+// TestPluginSettings: the plugin renders its settings.json with exactly
+// the subagentStatusLine that runs this version's binary, as the hooks do,
+// and nothing else (Claude Code drops any other key of a plugin's
+// settings, statusLine included); init renders none (a project's
+// settings are its users').
+func TestPluginSettings(t *testing.T) {
+	files, err := Render(plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "subagentStatusLine": {
+    "type": "command",
+    "command": "b=\"${CLAUDE_PLUGIN_DATA}/bin/1.2.3/orch-hook\"; [ -x \"$b\" ] && exec \"$b\" subagent-statusline; exit 0"
+  }
+}
+`
+	if got := string(files["settings.json"]); got != want {
+		t.Errorf("settings.json:\n%s\nwant:\n%s", got, want)
+	}
+	var s map[string]struct {
+		Type    string `json:"type"`
+		Command string `json:"command"`
+	}
+	if err := json.Unmarshal(files["settings.json"], &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s) != 1 || s["subagentStatusLine"].Command != SubagentStatusLineCommand(plugin) {
+		t.Errorf("settings.json sets %v, want subagentStatusLine alone", s)
+	}
+	// The hooks run the same binary.
+	if !strings.Contains(Hooks(plugin)[gates.Stop][0].Hooks[0].Command, `b="`+PluginBinary(testVersion)+`"`) {
+		t.Errorf("the hooks do not run %s", PluginBinary(testVersion))
+	}
+	initFiles, err := Render(Init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path := range initFiles {
+		if strings.HasSuffix(path, "settings.json") || strings.HasSuffix(path, "settings.local.json") {
+			t.Errorf("init renders %s: its settings are merged by orch-hook init", path)
+		}
+	}
+}
+
+// TestSubagentStatusLineMissingBinary runs the plugin's subagentStatusLine
+// as Claude Code does (sh -c, the agent panel's JSON on stdin) without a
+// binary: it exits 0 and prints nothing, on stdout or stderr, whatever
+// the data directory's path holds.
+func TestSubagentStatusLineMissingBinary(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, odd := range []string{"plain", `q'"\%s%n $(touch pwned)`, "new\nline"} {
+		pluginData := filepath.Join(t.TempDir(), odd)
+		cmd := exec.Command(sh, "-c", SubagentStatusLineCommand(plugin))
+		cmd.Dir = t.TempDir()
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "CLAUDE_PLUGIN_ROOT=" + t.TempDir(), "CLAUDE_PLUGIN_DATA=" + pluginData}
+		cmd.Stdin = strings.NewReader(`{"tasks":[{"id":"a1","agentType":"orch-hook:code-implementer","status":"running"}]}`)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil || stdout.Len() > 0 || stderr.Len() > 0 {
+			t.Errorf("data dir %q, no binary: %v, stdout %q, stderr %q; want exit 0 and nothing", odd, err, stdout.String(), stderr.String())
+		}
+		if _, err := os.Stat(filepath.Join(cmd.Dir, "pwned")); err == nil {
+			t.Errorf("data dir %q: the path ran as a command", odd)
 		}
 	}
 }

@@ -175,7 +175,7 @@ func runDoctor(e *env, pluginRoot string, store *state.Store) *doctorReport {
 			if err != nil {
 				detail = "claude plugin validate --strict " + pluginRoot + ": " + lastLines(string(out), 3)
 			}
-			checks = append(checks, check{name: "plugin", ok: err == nil, detail: detail, fix: "see the validator's message; `make generate` re-renders commands, agents and hooks.json"})
+			checks = append(checks, check{name: "plugin", ok: err == nil, detail: detail, fix: "see the validator's message; `make generate` re-renders commands, agents, hooks.json and settings.json"})
 		}
 	}
 	r := &doctorReport{Schema: doctorSchema, Binary: exe, Version: version, Project: store.Root, PluginRoot: pluginRoot, Checks: []doctorCheck{}}

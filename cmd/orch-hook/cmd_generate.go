@@ -16,7 +16,7 @@ import (
 func generateCommand(e *env) *cli.Command {
 	return &cli.Command{
 		Name:         "generate",
-		Usage:        "render the plugin's commands/, agents/ and hooks/hooks.json from templates/ (run in the repository root)",
+		Usage:        "render the plugin's commands/, agents/, hooks/hooks.json and settings.json from templates/ (run in the repository root)",
 		OnUsageError: usageOnCommand,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "root", Value: ".", Usage: "the plugin root (holding .claude-plugin/)"},

@@ -14,13 +14,11 @@ import (
 )
 
 // subagentStatusLineInput is what Claude Code passes a subagentStatusLine
-// command (observed: internal/dev/e2e/testdata/observed): the running
-// agents, by the id their hooks carry.
+// command (observed: internal/dev/e2e/testdata/observed): the agent
+// panel's rows, by the id their hooks carry.
 type subagentStatusLineInput struct {
-	Cwd   string `json:"cwd"`
-	Tasks []struct {
-		ID string `json:"id"`
-	} `json:"tasks"`
+	Cwd   string             `json:"cwd"`
+	Tasks []status.PanelTask `json:"tasks"`
 }
 
 // maxTasks bounds the rows answered.
@@ -45,20 +43,14 @@ func subagentStatuslineCommand(e *env) *cli.Command {
 				root, _ = os.Getwd()
 			}
 			root = state.FindRoot(root)
-			ids := make([]string, 0, len(in.Tasks))
-			for i, t := range in.Tasks {
-				if i == maxTasks {
-					break
-				}
-				ids = append(ids, t.ID)
-			}
-			labels := status.AgentLabel(state.Open(root), ids)
-			for _, id := range ids {
-				if label, ok := labels[id]; ok {
+			tasks := in.Tasks[:min(len(in.Tasks), maxTasks)]
+			labels := status.AgentLabel(state.Open(root), tasks)
+			for _, t := range tasks {
+				if label, ok := labels[t.ID]; ok {
 					b, err := jsonenc.Marshal(struct {
 						ID      string `json:"id"`
 						Content string `json:"content"`
-					}{id, label})
+					}{t.ID, label})
 					if err == nil {
 						fmt.Fprintln(e.stdout, string(b))
 					}

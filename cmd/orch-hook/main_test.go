@@ -64,10 +64,10 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": cmdExits,
-			// runstatusline SETTINGS runs the statusLine command of a
-			// settings file as Claude Code does: through sh, on the stdin
-			// a stdin command gave; it must exit 0 (Claude Code shows
-			// nothing of a command that fails).
+			// runstatusline SETTINGS [KEY] runs the statusLine command of
+			// a settings file (or KEY's: subagentStatusLine) as Claude Code
+			// does: through sh, on the stdin a stdin command gave; it must
+			// exit 0 (Claude Code shows nothing of a command that fails).
 			"runstatusline": cmdRunStatusLine,
 			"hook":          cmdHook,
 			"reach":         cmdReach,
@@ -141,19 +141,25 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 // cmdRunStatusLine runs a settings file's statusLine command (see
 // TestScripts).
 func cmdRunStatusLine(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: runstatusline SETTINGS")
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: runstatusline SETTINGS [KEY]")
 	}
+	key := "statusLine"
+	if len(args) == 2 {
+		key = args[1]
+	}
+	var settings map[string]json.RawMessage
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &settings))
 	var s struct {
-		StatusLine struct {
-			Command string `json:"command"`
-		} `json:"statusLine"`
+		Command string `json:"command"`
 	}
-	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &s))
-	if s.StatusLine.Command == "" {
-		ts.Fatalf("%s sets no statusLine command", args[0])
+	if raw, ok := settings[key]; ok {
+		ts.Check(json.Unmarshal(raw, &s))
 	}
-	if err := ts.Exec("sh", "-c", s.StatusLine.Command); err != nil {
+	if s.Command == "" {
+		ts.Fatalf("%s sets no %s command", args[0], key)
+	}
+	if err := ts.Exec("sh", "-c", s.Command); err != nil {
 		ts.Fatalf("the status line failed (Claude Code would show nothing): %v", err)
 	}
 }

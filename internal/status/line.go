@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/gates/coordinate"
@@ -108,55 +109,175 @@ func coordinateLine(c *coordinate.Workflow) (parts []string, turn string) {
 	return parts, turn
 }
 
-// AgentLabel is what the subagent status line shows beside one running
-// agent (`orch-hook subagent-statusline`, README, "Status line"): its
-// agent, its work and the step it was launched in, "code-implementer ·
-// Task 02 · F2"; "" for an agent the workflow did not launch.
-func AgentLabel(store *state.Store, agentIDs []string) map[string]string {
+// PanelTask is one row of Claude Code's agent panel, as its
+// subagentStatusLine command receives it (tasks[] on stdin, observed:
+// internal/dev/e2e/testdata/observed): the agent id its hooks carry, its
+// agent type, the Agent call's description and when it started (ms).
+type PanelTask struct {
+	ID          string `json:"id"`
+	AgentType   string `json:"agentType"`
+	Description string `json:"description"`
+	StartTime   int64  `json:"startTime"`
+}
+
+// panelLaunch is what a row may be labelled from: one launch of either
+// workflow.
+type panelLaunch struct {
+	agentID string
+	role    string
+	work    string
+	step    string
+	task    int // orchestrate's task number (0: none)
+	running bool
+	started time.Time
+}
+
+// startSlack is how much earlier than its launch's PreToolUse a row may
+// say its agent started (the two clocks are the same machine's; the
+// slack covers rounding).
+const startSlack = time.Second
+
+// AgentLabel is what the subagent status line shows beside each agent of
+// Claude Code's agent panel that the active workflow launched (`orch-hook
+// subagent-statusline`, README, "Status line"): its agent, its work and
+// the step it was launched in, "code-implementer · Task 02 · F2", the
+// agent named as the team's configuration maps the role
+// ("backend-dev · Task 02 · F2"). A row is the workflow's when its id is
+// a launch's agent id. A foreground agent's id is known only when it
+// returns (PostToolUse), so a running row whose id no launch has yet is
+// matched to a running launch of its agent type, launched before it
+// started, that no other row holds: the one such launch (the Agent call's
+// description, when it names a task, picks among an implementer's), else
+// the parts of its label all such launches share. Rows the workflow did
+// not launch get no label.
+func AgentLabel(store *state.Store, tasks []PanelTask) map[string]string {
 	out := map[string]string{}
-	cp, err := store.Load()
+	// Never the lock: a read that raced a write labels nothing this time,
+	// and Claude Code asks again 5 s later.
+	cp, err := store.Peek()
 	if err != nil || cp.Finished() {
 		return out
 	}
-	want := map[string]bool{}
-	for _, id := range agentIDs {
-		want[id] = true
-	}
+	var launches []panelLaunch
+	var team gates.TeamAgents
 	switch cp.StateMachine.WorkflowConfig.Command {
 	case "orchestrate":
 		w, err := app.LoadWorkflow(cp)
 		if err != nil {
 			return out
 		}
+		team = gates.TeamAgents(w.Settings().Agents)
 		for _, l := range w.Launches {
-			if l.AgentID == "" || !want[l.AgentID] {
-				continue
-			}
-			parts := []string{l.Agent}
+			pl := panelLaunch{agentID: l.AgentID, role: l.Agent, step: string(l.State), task: l.Task, running: l.Status == gates.Running, started: l.Started}
 			if l.Task > 0 {
-				parts = append(parts, fmt.Sprintf("Task %02d", l.Task))
-			} else if l.Job != "" {
-				parts = append(parts, l.Job)
+				pl.work = fmt.Sprintf("Task %02d", l.Task)
+			} else {
+				pl.work = l.Job
 			}
-			out[l.AgentID] = strings.Join(append(parts, string(l.State)), " · ")
+			launches = append(launches, pl)
 		}
 	case "coordinate":
 		c, err := app.LoadCoord(cp)
 		if err != nil {
 			return out
 		}
+		team = gates.TeamAgents(c.Settings().Agents)
 		for _, l := range c.Launches {
-			if l.AgentID == "" || !want[l.AgentID] {
+			launches = append(launches, panelLaunch{agentID: l.AgentID, role: l.Agent, work: shortUnit(l.Unit), step: "coordinate " + string(l.State), running: l.Status == gates.Running, started: l.Started})
+		}
+	default:
+		return out
+	}
+	label := func(ls []*panelLaunch) string {
+		first := ls[0]
+		parts := []string{team.Text(first.role)}
+		work, step := first.work, first.step
+		for _, l := range ls[1:] {
+			if l.work != work {
+				work = ""
+			}
+			if l.step != step {
+				step = ""
+			}
+		}
+		for _, p := range []string{work, step} {
+			if p != "" {
+				parts = append(parts, p)
+			}
+		}
+		return strings.Join(parts, " · ")
+	}
+	// Rows whose id a launch holds.
+	byID := map[string]*panelLaunch{}
+	for i := range launches {
+		if id := launches[i].agentID; id != "" {
+			byID[id] = &launches[i]
+		}
+	}
+	var open []PanelTask
+	for _, t := range tasks {
+		if l, ok := byID[t.ID]; ok && t.ID != "" {
+			out[t.ID] = label([]*panelLaunch{l})
+		} else if t.ID != "" {
+			open = append(open, t)
+		}
+	}
+	// The other rows, by their agent type, against the running launches no
+	// agent id holds yet: a row with one candidate takes it, which may
+	// leave another row one; what stays shared is labelled by what its
+	// candidates have in common.
+	taken := map[*panelLaunch]bool{}
+	candidates := func(t PanelTask) []*panelLaunch {
+		role := roleOf(team, t.AgentType)
+		// The description names the launch's task when it names one:
+		// the gate refuses a launch whose prompt names another.
+		n, _ := orchestrate.TaskOfLaunch("", t.Description)
+		var c []*panelLaunch
+		for i := range launches {
+			l := &launches[i]
+			if l.agentID != "" || !l.running || taken[l] || l.role != role ||
+				t.StartTime > 0 && time.UnixMilli(t.StartTime).Add(startSlack).Before(l.started) ||
+				n > 0 && l.task > 0 && l.task != n {
 				continue
 			}
-			parts := []string{l.Agent}
-			if l.Unit != "" {
-				parts = append(parts, shortUnit(l.Unit))
+			c = append(c, l)
+		}
+		return c
+	}
+	for progress := true; progress; {
+		progress = false
+		for _, t := range open {
+			if _, done := out[t.ID]; done {
+				continue
 			}
-			out[l.AgentID] = strings.Join(append(parts, "coordinate "+string(l.State)), " · ")
+			if c := candidates(t); len(c) == 1 {
+				out[t.ID] = label(c)
+				taken[c[0]] = true
+				progress = true
+			}
+		}
+	}
+	for _, t := range open {
+		if _, done := out[t.ID]; done {
+			continue
+		}
+		if c := candidates(t); len(c) > 0 {
+			out[t.ID] = label(c)
 		}
 	}
 	return out
+}
+
+// roleOf is the workflow role an agent type plays: the role the team's
+// configuration maps that agent to, else its name without the plugin's
+// prefix.
+func roleOf(team gates.TeamAgents, agentType string) string {
+	for role, agent := range team {
+		if agent == agentType {
+			return role
+		}
+	}
+	return strings.TrimPrefix(agentType, gates.PluginPrefix)
 }
 
 // shortUnit keeps a launch's first prompt line short enough for a row.

@@ -18,7 +18,8 @@ import (
 )
 
 // The orch-hook scenarios run the real Claude Code CLI with a copy of this
-// repository's plugin (commands, agents, hooks/hooks.json, the dispatcher)
+// repository's plugin (commands, agents, hooks/hooks.json, the dispatcher,
+// settings.json)
 // shipping the binary under test the way a release archive does: as
 // bin/orch-hook-<os>-<arch>, pinned by the copy's hooks/release.sha256. The
 // first SessionStart of every session in a new HOME installs it into the
@@ -47,7 +48,7 @@ func pluginCopy(t *testing.T, tags string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "hooks/hooks.json", "hooks/bootstrap.sh"} {
+	for _, p := range []string{".claude-plugin/plugin.json", ".claude-plugin/marketplace.json", "hooks/hooks.json", "hooks/bootstrap.sh", "settings.json"} {
 		copyFile(t, filepath.Join(root, p), filepath.Join(dir, p))
 	}
 	for _, sub := range []string{"commands", "agents"} {
@@ -276,16 +277,20 @@ func TestFollowUpSkill(t *testing.T) {
 
 // TestImplementerBeforeApproval is scenario 2: code-implementer launched
 // before the user approved the plan is denied, and the model's next
-// request holds the reason.
+// request holds the reason. It also checks the plugin's settings.json:
+// the CLI loads it (its debug log names the key), and its
+// subagentStatusLine, run as the TUI runs it, labels the analyst's row.
 func TestImplementerBeforeApproval(t *testing.T) {
 	plugin := pluginCopy(t, "")
 	project := newProject(t)
+	debug := filepath.Join(t.TempDir(), "debug.txt")
 	run := runClaude(t, Config{
 		PluginDir:  plugin,
 		ProjectDir: project,
 		Script:     scenario(t, "early", project),
 		Messages:   []string{"/orch-hook:orchestrate [[E2E-EARLY]] Build a greeting module"},
 		MaxTurns:   20,
+		Args:       []string{"--debug-file", debug},
 	})
 	var c checks
 	c.wantDenied(run, "PreToolUse:Agent hook error: orch-hook: code-implementer may not run before the user approves the plan. Now: step 3, waiting for the user's approval.")
@@ -295,7 +300,87 @@ func TestImplementerBeforeApproval(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(project, "src", "greet.txt")); err == nil {
 		c.errorf("the denied implementer ran")
 	}
+	checkSubagentStatusLine(t, &c, run, plugin, debug)
 	c.report(t, run)
+}
+
+// checkSubagentStatusLine checks the plugin's settings.json after a run
+// that launched requirements-analyst: the CLI's debug log says it took its
+// subagentStatusLine (the TUI alone runs that command, so the run cannot
+// show a row), and the command, run as the TUI runs it (sh -c in the
+// project, the plugin's variables set, the agent panel's JSON on stdin),
+// finds the binary the dispatcher installed and labels the analyst's row
+// by the agent id the real hooks recorded, and no other row.
+func checkSubagentStatusLine(t *testing.T, c *checks, run *Run, plugin, debug string) {
+	t.Helper()
+	log, err := os.ReadFile(debug)
+	if err != nil {
+		c.errorf("no debug log: %v", err)
+	} else if !strings.Contains(string(log), "Cached plugin settings with keys: subagentStatusLine") {
+		c.errorf("the CLI did not take the plugin's subagentStatusLine: its debug log does not say %q", "Cached plugin settings with keys: subagentStatusLine")
+	}
+	var settings struct {
+		SubagentStatusLine struct {
+			Command string `json:"command"`
+		} `json:"subagentStatusLine"`
+	}
+	b, err := os.ReadFile(filepath.Join(plugin, "settings.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &settings)
+	}
+	if err != nil || settings.SubagentStatusLine.Command == "" {
+		c.errorf("the plugin's settings.json sets no subagentStatusLine command: %v", err)
+		return
+	}
+	var cp any
+	b, err = os.ReadFile(filepath.Join(run.ProjectDir, ".orchestrator", "state", "checkpoint.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &cp)
+	}
+	if err != nil {
+		c.errorf("checkpoint: %v", err)
+		return
+	}
+	analyst := launchAgentID(cp, "requirements-analyst")
+	if analyst == "" {
+		c.errorf("no requirements-analyst launch with an agent id in the checkpoint:\n%s", b)
+		return
+	}
+	in := fmt.Sprintf(`{"session_id":%q,"cwd":%q,"columns":114,"tasks":[{"id":%q,"type":"local_agent","agentType":"orch-hook:requirements-analyst","status":"completed","description":"Analyse","label":"Analyse"},{"id":"a0000000000000000","type":"local_agent","agentType":"general-purpose","status":"running","description":"Other","label":"Other"}]}`, run.SessionID, run.ProjectDir, analyst)
+	cmd := exec.Command("sh", "-c", settings.SubagentStatusLine.Command)
+	cmd.Dir = run.ProjectDir
+	// The CLI's environment (cliEnv: the tests' config directory holds the
+	// workflow's marker), and what the plugin's command gets besides.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + run.Home, "XDG_CONFIG_HOME=" + os.Getenv("XDG_CONFIG_HOME"), "CLAUDE_PROJECT_DIR=" + run.ProjectDir,
+		"CLAUDE_PLUGIN_ROOT=" + plugin, "CLAUDE_PLUGIN_DATA=" + filepath.Join(run.Home, ".claude", "plugins", "data", "orch-hook-inline")}
+	cmd.Stdin = strings.NewReader(in)
+	out, err := cmd.Output()
+	if want := fmt.Sprintf(`{"id":%q,"content":"requirements-analyst · clarification · 0a"}`+"\n", analyst); err != nil || string(out) != want {
+		c.errorf("the plugin's subagentStatusLine: %v, output %q, want %q", err, out, want)
+	}
+}
+
+// launchAgentID finds, anywhere in a decoded checkpoint, the agent id of
+// a launch of agent.
+func launchAgentID(v any, agent string) string {
+	switch v := v.(type) {
+	case map[string]any:
+		if id, ok := v["agent_id"].(string); ok && id != "" && v["agent"] == agent {
+			return id
+		}
+		for _, e := range v {
+			if id := launchAgentID(e, agent); id != "" {
+				return id
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if id := launchAgentID(e, agent); id != "" {
+				return id
+			}
+		}
+	}
+	return ""
 }
 
 // runFailThrice is scenario 3, shared with the mutant test.
