@@ -1,7 +1,7 @@
 package gates
 
 // Red-team pass on the team configuration's agent mapping.
-// TestRedTeamHole* FAIL on the code as reviewed (each is a bug the review
+// TestRedTeamFixed* FAIL on the code as reviewed (each is a bug the review
 // found); TestRedTeamRefused* pass.
 
 import (
@@ -15,7 +15,7 @@ import (
 // dots) is rewritten again: with code-implementer -> "team.code-quality"
 // and code-quality -> "qa", the model is told to launch "team.qa", an
 // agent that does not exist (and whose launch is refused).
-func TestRedTeamHoleTextRewritesAgentNames(t *testing.T) {
+func TestRedTeamFixedTextRewritesAgentNames(t *testing.T) {
 	team := TeamAgents{"code-implementer": "team.code-quality", "code-quality": "qa"}
 	in := "launch code-implementer for Task 01, then code-quality."
 	want := "launch team.code-quality for Task 01, then qa."
@@ -35,7 +35,7 @@ func TestRedTeamHoleTextRewritesAgentNames(t *testing.T) {
 // "the orchestrator may not edit src/researcher.go" becomes ".../
 // src/deep-research.go" (researcher is a role, and a common word), and a
 // deny record in the log keeps the wrong path.
-func TestRedTeamHoleTextRewritesPaths(t *testing.T) {
+func TestRedTeamFixedTextRewritesPaths(t *testing.T) {
 	for team, cases := range map[string]struct {
 		t  TeamAgents
 		in []string
@@ -121,7 +121,7 @@ func TestRedTeamRefusedTextKeepsResultLines(t *testing.T) {
 // PreToolUse rule (launched before the workflow started, in the
 // background, or let through by a hook that hung: see the FIFO holes), but
 // the mapping should close it on both sides.
-func TestRedTeamHoleInRoleOwnAgentTypeStillPlaysRole(t *testing.T) {
+func TestRedTeamFixedInRoleOwnAgentTypeStillPlaysRole(t *testing.T) {
 	team := TeamAgents{"code-implementer": "backend-dev"}
 	for _, own := range []string{"orch-hook:code-implementer", "code-implementer"} {
 		for _, c := range []*Call{

@@ -209,6 +209,10 @@ func (t TeamAgents) In(c *Call) (*Call, string) {
 	}
 	if role, mapped := t.roleOf(c.AgentType); mapped {
 		cc.AgentType = PluginPrefix + role
+	} else if agent, ok := t[strings.TrimPrefix(c.AgentType, PluginPrefix)]; ok && c.AgentType != "" {
+		// The role's own agent, which the team replaced: it plays no role
+		// (its launch is refused; one that ran anyway gets nothing).
+		cc.AgentType = c.AgentType + " (not the role: the team maps it to " + agent + ")"
 	}
 	return &cc, ""
 }
@@ -262,39 +266,62 @@ func Rerender(o *Outcome) {
 }
 
 // Text writes each role named in s (bare, or as orch-hook:<role>) as the
-// team's agent, where the name stands alone (not part of a longer name).
+// team's agent, in one pass (a replacement is never read again), where the
+// name stands alone: not part of a longer name, and not of a path
+// (src/researcher.go, .claude/agents/code-implementer.md).
 func (t TeamAgents) Text(s string) string {
 	if len(t) == 0 || s == "" {
 		return s
 	}
-	for _, role := range sortedKeys(t) {
-		s = replaceName(s, role, t[role])
-	}
-	return s
-}
-
-func replaceName(s, role, agent string) string {
+	roles := sortedKeys(t)
+	sort.SliceStable(roles, func(i, j int) bool { return len(roles[i]) > len(roles[j]) })
 	var b strings.Builder
-	for {
-		i := strings.Index(s, role)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
+	i := 0
+	for i < len(s) {
+		end := -1
+		role := ""
+		if standsAlone(s, i, true) {
+			for _, r := range roles {
+				for _, name := range []string{PluginPrefix + r, r} {
+					if strings.HasPrefix(s[i:], name) && standsAlone(s, i+len(name), false) {
+						end, role = i+len(name), r
+						break
+					}
+				}
+				if end >= 0 {
+					break
+				}
+			}
 		}
-		end := i + len(role)
-		start := i
-		if strings.HasSuffix(s[:i], PluginPrefix) {
-			start = i - len(PluginPrefix)
-		}
-		if nameChar(s, start-1) || nameChar(s, end) {
-			b.WriteString(s[:end])
-			s = s[end:]
+		if end < 0 {
+			b.WriteByte(s[i])
+			i++
 			continue
 		}
-		b.WriteString(s[:start])
-		b.WriteString(agent)
-		s = s[end:]
+		b.WriteString(t[role])
+		i = end
 	}
+	return b.String()
+}
+
+// standsAlone reports whether a name may begin (before) or end at s[i]:
+// the byte next to it is no name's, and no path's ('/', or a '.' followed
+// by more of a file name).
+func standsAlone(s string, i int, before bool) bool {
+	if before {
+		i--
+		if i < 0 {
+			return true
+		}
+		return !nameChar(s, i) && s[i] != '/' && s[i] != '.'
+	}
+	if i >= len(s) {
+		return true
+	}
+	if s[i] == '.' {
+		return !nameChar(s, i+1)
+	}
+	return !nameChar(s, i) && s[i] != '/'
 }
 
 // nameChar reports whether s[i] may be part of an agent's name.

@@ -320,7 +320,7 @@ func (w *Workflow) requestChanges(args string) gates.Outcome {
 	w.WaitingOn = ""
 	line := fmt.Sprintf("[STEP 3] CHANGES REQUESTED -> 2 | relaunch task-planner to revise the plan: %s", shorten.Runes(shorten.OneLine(args), 300))
 	o := gates.Outcome{Changed: true, Context: "orch-hook: " + line}
-	o.Log(gates.Record{Type: gates.RecDecision, Reason: "request-changes: " + shorten.Runes(shorten.OneLine(args), 300)})
+	o.Log(gates.Record{Type: gates.RecDecision, Reason: "request-changes: " + shorten.Runes(shorten.OneLine(w.Settings().KeptRequest(args)), 300)})
 	return o
 }
 

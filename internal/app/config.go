@@ -9,11 +9,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/gates/coordinate"
@@ -143,7 +146,7 @@ func (p *configParser) failAt(i int64, problem string) error {
 		end = len(p.data) - start
 	}
 	text := strings.TrimSpace(string(p.data[start : start+end]))
-	return &ConfigError{File: p.file, Line: bytes.Count(p.data[:start], []byte("\n")) + 1, Text: shorten.Runes(text, 120), Problem: problem}
+	return &ConfigError{File: p.file, Line: bytes.Count(p.data[:start], []byte("\n")) + 1, Text: printable(shorten.Runes(text, 120)), Problem: printable(problem)}
 }
 
 // token reads the next token, turning a syntax error into a refusal of
@@ -199,6 +202,17 @@ func (p *configParser) object(what string, fields map[string]func(off int64) err
 	}
 	_, _, err = p.token()
 	return err
+}
+
+// printable escapes control characters, so that a line quoted to the
+// terminal cannot drive it (erase a line, write the clipboard).
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || !unicode.IsControl(r) && r != utf8.RuneError {
+			return r
+		}
+		return '?'
+	}, s)
 }
 
 func unknownKey(what, key string, fields map[string]func(int64) error) string {
@@ -341,9 +355,39 @@ func (p *configParser) agents(s *gates.Settings) error {
 	return p.object("agents", fields)
 }
 
+// ValidateSettings checks settings as ParseConfig checks a file: what a
+// record's snapshot holds is the record's word (verify).
+func ValidateSettings(s gates.Settings) error {
+	for _, r := range gates.LimitRanges {
+		if v := *r.Of(&s.Limits); v < r.Min || v > r.Max {
+			return fmt.Errorf("limits.%s is %d, outside %d to %d", r.Name, v, r.Min, r.Max)
+		}
+	}
+	roles := Roles()
+	byAgent := map[string]string{}
+	for _, role := range sortedKeys(s.Agents) {
+		agent := s.Agents[role]
+		switch {
+		case !slices.Contains(roles, role):
+			return fmt.Errorf("agents: %q is no role", role)
+		case len(agent) > maxAgentName || !reAgentName.MatchString(agent):
+			return fmt.Errorf("agents.%s: %q is not an agent name", role, agent)
+		case slices.Contains(roles, strings.TrimPrefix(agent, gates.PluginPrefix)), strings.HasPrefix(agent, gates.PluginPrefix), builtinAgents[agent]:
+			return fmt.Errorf("agents.%s: %q is a role's, orch-hook's or Claude Code's own agent", role, agent)
+		case byAgent[agent] != "":
+			return fmt.Errorf("agents.%s: %q already plays %s", role, agent, byAgent[agent])
+		}
+		byAgent[agent] = role
+	}
+	return nil
+}
+
 // ReadConfig reads the project's configuration file into the snapshot a
 // workflow starts with: the defaults when there is none.
 func ReadConfig(root string) (*gates.ConfigSnapshot, error) {
+	if isLink(root) {
+		return nil, &ConfigError{File: gates.ConfigFile, Problem: "is a symbolic link; the team's configuration is a regular file committed with the project (git would keep the link, not what it points to)"}
+	}
 	b, err := state.ReadProjectFile(root, gates.ConfigFile, maxConfigBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &gates.ConfigSnapshot{Settings: gates.DefaultSettings()}, nil
@@ -358,9 +402,19 @@ func ReadConfig(root string) (*gates.ConfigSnapshot, error) {
 	return &gates.ConfigSnapshot{Settings: s, File: gates.ConfigFile, Hash: sha256Hex(b), Git: gitFileState(root, gates.ConfigFile, b)}, nil
 }
 
+// isLink reports whether the configuration file is a symbolic link.
+func isLink(root string) bool {
+	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(gates.ConfigFile)))
+	return err == nil && fi.Mode()&fs.ModeSymlink != 0
+}
+
 // ConfigHash is the configuration file's hash now: "" when there is none,
-// "unreadable" when it cannot be read (a change all the same).
+// "unreadable" when it cannot be read, "a symbolic link" for one (each a
+// change all the same).
 func ConfigHash(root string) string {
+	if isLink(root) {
+		return "a symbolic link"
+	}
 	b, err := state.ReadProjectFile(root, gates.ConfigFile, maxConfigBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -667,8 +721,15 @@ func logged(call *gates.Call, redact bool) *gates.Call {
 	if c.Event == gates.UserPromptSubmit && !gates.IsNotification(c.Prompt) {
 		name, args, ok := gates.UserCommand(c.Prompt)
 		switch {
-		case ok && (name == "orchestrate" || name == "coordinate" || name == "follow-up") && args != "":
+		case ok && args != "" && (name == "orchestrate" || name == "coordinate" || name == "follow-up" || name == "request-changes"):
 			c.Prompt = "/orch-hook:" + name + " " + redactArgs(name, args)
+		case ok && name == "abort" && strings.TrimSpace(args) != "":
+			c.Prompt = "/orch-hook:abort " + gates.RedactedRequest(strings.TrimSpace(args))
+		case ok && name == "resolve":
+			// The decision is the first word; what follows is the user's.
+			if word, rest, more := strings.Cut(args, " "); more && strings.TrimSpace(rest) != "" {
+				c.Prompt = "/orch-hook:" + name + " " + word + " " + gates.RedactedRequest(strings.TrimSpace(rest))
+			}
 		case !ok && !strings.HasPrefix(strings.TrimSpace(c.Prompt), "/"):
 			// The user's own words, where requests are typed: the gates
 			// read of them only that they are not a command.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -57,8 +56,11 @@ type GitHeads struct {
 // Summary is what a reviewer reads first; verify derives it from the log
 // again.
 type Summary struct {
-	RequestSHA256 string       `json:"request_sha256"`
-	Transitions   []Transition `json:"transitions"`
+	RequestSHA256 string `json:"request_sha256"`
+	// Config is what the workflow's configuration set otherwise than the
+	// defaults, and where it came from ("" file: none, the defaults).
+	Config      *ConfigSummary `json:"config,omitempty"`
+	Transitions []Transition   `json:"transitions"`
 	// Refused counts the calls refused, and by gate; Passed the
 	// transitions that passed a gate (orchestrate's gated rows), by gate.
 	Refused   int            `json:"refused"`
@@ -83,6 +85,14 @@ type Summary struct {
 	Accepted []string `json:"accepted,omitempty"`
 	// ChainTail is the hash of the log's last record.
 	ChainTail string `json:"chain_tail"`
+}
+
+// ConfigSummary is a record's configuration at a glance.
+type ConfigSummary struct {
+	File        string   `json:"file,omitempty"`
+	SHA256      string   `json:"sha256,omitempty"`
+	Git         string   `json:"git,omitempty"`
+	Differences []string `json:"differences"`
 }
 
 // Transition is one state change with what caused it.
@@ -302,6 +312,12 @@ func summarize(events []state.Event, lastLine string) (Summary, *state.Checkpoin
 	if h, redacted := gates.RedactedHash(last.StateMachine.WorkflowConfig.Description); redacted {
 		s.RequestSHA256 = h // the workflow kept only the request's hash
 	}
+	if snap := ConfigOf(last); snap != nil {
+		s.Config = &ConfigSummary{File: snap.File, SHA256: snap.Hash, Git: snap.Git, Differences: snap.Settings.Differences()}
+		if s.Config.Differences == nil {
+			s.Config.Differences = []string{}
+		}
+	}
 	s.PlanSHA256 = approved
 	switch last.StateMachine.WorkflowConfig.Command {
 	case "orchestrate":
@@ -439,10 +455,15 @@ func startHead(events []state.Event) string {
 
 // gitHead reads the commit HEAD names from .git, without running git
 // (nothing orch-hook reads is run): a detached HEAD, a loose ref, or a
-// packed one. "" when there is none.
+// packed one, in the repository's git directory (a worktree's .git file
+// followed). Each file is read as a bounded regular file. "" when there is
+// none.
 func gitHead(root string) string {
-	gitDir := filepath.Join(root, ".git")
-	head, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	gitDir := gitDirOf(root)
+	if gitDir == "" {
+		return ""
+	}
+	head, err := state.ReadRegular(filepath.Join(gitDir, "HEAD"), 4096)
 	if err != nil {
 		return ""
 	}
@@ -454,10 +475,12 @@ func gitHead(root string) string {
 	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") {
 		return ""
 	}
-	if b, err := os.ReadFile(filepath.Join(gitDir, filepath.FromSlash(ref))); err == nil {
-		return validSHA(strings.TrimSpace(string(b)))
+	for _, dir := range []string{gitDir, gitCommonDir(gitDir)} {
+		if b, err := state.ReadRegular(filepath.Join(dir, filepath.FromSlash(ref)), 4096); err == nil {
+			return validSHA(strings.TrimSpace(string(b)))
+		}
 	}
-	packed, err := os.ReadFile(filepath.Join(gitDir, "packed-refs"))
+	packed, err := state.ReadRegular(filepath.Join(gitCommonDir(gitDir), "packed-refs"), maxPackedRefs)
 	if err != nil {
 		return ""
 	}
@@ -468,6 +491,9 @@ func gitHead(root string) string {
 	}
 	return ""
 }
+
+// maxPackedRefs bounds packed-refs (a repository with many tags).
+const maxPackedRefs = 64 << 20
 
 func validSHA(s string) string {
 	if len(s) != 40 && len(s) != 64 {
@@ -759,6 +785,11 @@ func checkStart(cp *state.Checkpoint) string {
 		},
 		PhaseData:       map[string]json.RawMessage{},
 		SupervisorState: map[string]json.RawMessage{},
+	}
+	if snap := ConfigOf(cp); snap != nil {
+		if err := ValidateSettings(snap.Settings); err != nil {
+			return "its configuration is not one orch-hook reads: " + err.Error()
+		}
 	}
 	switch cfg.Command {
 	case "orchestrate":

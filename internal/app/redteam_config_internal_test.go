@@ -4,10 +4,11 @@ package app
 
 // Red-team pass on the team configuration (README, "Team configuration").
 //
-// Tests named TestRedTeamHole* FAIL on the code as reviewed: each is a hole
+// Tests named TestRedTeamFixed* FAIL on the code as reviewed: each is a hole
 // (or a wrong answer) the review found, kept failing until it is fixed.
 // Tests named TestRedTeamRefused* pass: they pin attacks the code already
-// refuses.
+// refuses. TestRedTeamFixed* failed before a small fix made on wt-red and
+// now guard it.
 
 import (
 	"errors"
@@ -80,7 +81,7 @@ func writeFile(t *testing.T, path, content string) {
 // the UserPromptSubmit hook that starts a workflow hangs; Claude Code
 // kills it at its timeout and passes /orch-hook:orchestrate to the model
 // as if the workflow had started (nothing is enforced).
-func TestRedTeamHoleGitIndexFIFO(t *testing.T) {
+func TestRedTeamFixedGitIndexFIFO(t *testing.T) {
 	root := t.TempDir()
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
 		t.Fatal(err)
@@ -95,7 +96,7 @@ func TestRedTeamHoleGitIndexFIFO(t *testing.T) {
 
 // HOLE: a project without git: the model makes .git a FIFO. gitDirOf
 // stats it (not a directory) and os.ReadFile blocks on it.
-func TestRedTeamHoleDotGitFIFO(t *testing.T) {
+func TestRedTeamFixedDotGitFIFO(t *testing.T) {
 	root := t.TempDir()
 	unblock := mkfifo(t, filepath.Join(root, ".git"))
 	within(t, 3*time.Second, "gitFileState with a FIFO at .git", func() {
@@ -106,7 +107,7 @@ func TestRedTeamHoleDotGitFIFO(t *testing.T) {
 // HOLE (older code on the same start path: startInput, issue 18): gitHead
 // reads .git/HEAD with os.ReadFile; a FIFO there hangs every start, with
 // or without a configuration file.
-func TestRedTeamHoleGitHeadFIFO(t *testing.T) {
+func TestRedTeamFixedGitHeadFIFO(t *testing.T) {
 	root := t.TempDir()
 	unblock := mkfifo(t, filepath.Join(root, ".git", "HEAD"))
 	within(t, 3*time.Second, "startInput with a FIFO at .git/HEAD", func() {
@@ -114,13 +115,15 @@ func TestRedTeamHoleGitHeadFIFO(t *testing.T) {
 	}, unblock)
 }
 
-// HOLE: the configuration file itself as a FIFO (or a symlink, made before
+// FIXED on wt-red (was a HOLE; it failed before the fix to state's
+// readSmall, which now opens with O_NONBLOCK and reads regular files only;
+// it guards that fix): the configuration file itself as a FIFO (or a symlink, made before
 // the workflow, to a project file the model later replaces by a FIFO:
-// see TestRedTeamHoleConfigSymlinkToFIFOFailsOpen). state.ReadProjectFile
+// see TestRedTeamFixedConfigSymlinkToFIFOFailsOpen). state.ReadProjectFile
 // (readSmall) opens without O_NONBLOCK and never checks for a regular
 // file, so ReadConfig (the start) and ConfigHash (every logged decision)
 // block.
-func TestRedTeamHoleConfigFIFO(t *testing.T) {
+func TestRedTeamFixedConfigFIFO(t *testing.T) {
 	root := t.TempDir()
 	unblock := mkfifo(t, filepath.Join(root, gates.ConfigFile))
 	within(t, 3*time.Second, "ReadConfig of a FIFO", func() {
@@ -142,7 +145,7 @@ func TestRedTeamHoleConfigFIFO(t *testing.T) {
 // prompt with a runtime trace) or, without a memory limit, a read that
 // outlasts the hook's timeout. Run in a child limited to 1 GiB of address
 // space, so the test itself stays bounded.
-func TestRedTeamHoleGitIndexUnbounded(t *testing.T) {
+func TestRedTeamFixedGitIndexUnbounded(t *testing.T) {
 	if os.Getenv("ORCH_HOOK_REDTEAM_CHILD") == "index" {
 		root := os.Getenv("ORCH_HOOK_REDTEAM_ROOT")
 		fmt.Println("state:", gitFileState(root, gates.ConfigFile, []byte("{}")))
@@ -166,7 +169,7 @@ func TestRedTeamHoleGitIndexUnbounded(t *testing.T) {
 		t.Skipf("sparse file: %v", err)
 	}
 	f.Close()
-	cmd := exec.Command("sh", "-c", `ulimit -v 1048576 && exec "$0" -test.run='^TestRedTeamHoleGitIndexUnbounded$' -test.count=1`, os.Args[0])
+	cmd := exec.Command("sh", "-c", `ulimit -v 1048576 && exec "$0" -test.run='^TestRedTeamFixedGitIndexUnbounded$' -test.count=1`, os.Args[0])
 	cmd.Env = append(os.Environ(), "ORCH_HOOK_REDTEAM_CHILD=index", "ORCH_HOOK_REDTEAM_ROOT="+root)
 	done := make(chan struct{})
 	var out []byte
@@ -207,7 +210,7 @@ func git(t *testing.T, root string, args ...string) {
 // indexEntry reads 20 and misparses every entry, so a committed
 // configuration is reported "not in git" and the user is told it is not
 // the team's committed configuration.
-func TestRedTeamHoleGitStateSHA256Repo(t *testing.T) {
+func TestRedTeamFixedGitStateSHA256Repo(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -228,7 +231,7 @@ func TestRedTeamHoleGitStateSHA256Repo(t *testing.T) {
 // --split-index`, or core.splitIndex) the entries live in
 // .git/sharedindex.<sha>; only .git/index is read, so a committed file is
 // "not in git".
-func TestRedTeamHoleGitStateSplitIndex(t *testing.T) {
+func TestRedTeamFixedGitStateSplitIndex(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -380,7 +383,7 @@ func TestRedTeamRefusedFindAgentHostileDir(t *testing.T) {
 // `orch-hook start`: ESC [2K CR erases the error from view, OSC 52 sets the
 // clipboard in terminals that allow it. The quoted line should be
 // escaped (%q-style) or stripped of control characters.
-func TestRedTeamHoleConfigErrorQuotesControlCharacters(t *testing.T) {
+func TestRedTeamFixedConfigErrorQuotesControlCharacters(t *testing.T) {
 	in := "{\"$schema\": \"\x1b]52;c;ZWNobyBwd25lZA==\x07\x1b[2K\rlooks fine\"}\n"
 	_, err := ParseConfig(gates.ConfigFile, []byte(in))
 	if err == nil {

@@ -3,12 +3,14 @@
 package app_test
 
 // Red-team pass on the team configuration, end to end through app.Run as
-// the hooks run it. TestRedTeamHole* FAIL on the code as reviewed (each is
-// a hole the review found); TestRedTeamRefused* pass.
+// the hooks run it. TestRedTeamFixed* FAIL on the code as reviewed (each is
+// a hole the review found); TestRedTeamRefused* pass; TestRedTeamFixed*
+// failed before a small fix made on wt-red and now guard it.
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,6 +104,11 @@ func fifoUnblocker(path string) func() {
 	}
 }
 
+// FIXED on wt-red (was a HOLE, the worst found; it failed before the fix
+// to state's readSmall, which now opens with O_NONBLOCK and reads regular
+// files only, and now guards it; ConfigHash then reads "unreadable" and
+// the change is reported).
+//
 // HOLE (fail-open of every gate): before a workflow starts the model may
 // change anything (README: "Before a workflow starts anyone may edit the
 // file, the model included"). Without the sandbox it makes
@@ -115,7 +122,7 @@ func fifoUnblocker(path string) func() {
 // Confine, which follows the symlink into the project) and blocks opening
 // the FIFO: the PreToolUse hook never answers, Claude Code kills it at its
 // timeout (15s) and lets the refused call through.
-func TestRedTeamHoleConfigSymlinkToFIFOFailsOpen(t *testing.T) {
+func TestRedTeamFixedConfigSymlinkToFIFOFailsOpen(t *testing.T) {
 	p := newRedProject(t)
 	p.write("src/team.json", "{}")
 	if err := os.MkdirAll(filepath.Join(p.root, ".orchestrator"), 0o755); err != nil {
@@ -124,20 +131,24 @@ func TestRedTeamHoleConfigSymlinkToFIFOFailsOpen(t *testing.T) {
 	if err := os.Symlink("../src/team.json", filepath.Join(p.root, ".orchestrator", "config.json")); err != nil {
 		t.Fatal(err)
 	}
+	// Fixed: a configuration that is a symbolic link is refused at the
+	// start (and the link's target is never read).
 	out, ok := p.hook(5*time.Second, nil, "user-prompt", "prompt=/orch-hook:orchestrate Build a word counter", "prompt_id=p-start")
-	if !ok || !strings.Contains(out, "workflow started") {
+	if !ok || !strings.Contains(out, `"block"`) || !strings.Contains(out, "is a symbolic link") {
+		t.Fatalf("start with a symlinked configuration: %v %s", ok, out)
+	}
+	// Started by a regular file, the configuration then replaced by a
+	// FIFO (only the user can, outside the sandbox's reach; the model's
+	// tools are refused .orchestrator): every logged decision still
+	// answers, and reports the change.
+	if err := os.Remove(filepath.Join(p.root, ".orchestrator", "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	p.write(".orchestrator/config.json", "{}")
+	if out, ok := p.hook(5*time.Second, nil, "user-prompt", "prompt=/orch-hook:orchestrate Build a word counter", "prompt_id=p-start2"); !ok || !strings.Contains(out, "workflow started") {
 		t.Fatalf("start: %v %s", ok, out)
 	}
-	t.Logf("the start's notice: %s", out)
-	// A refusal answers, before the swap.
-	if out, ok := p.hook(5*time.Second, nil, "pre-agent", "tool_use_id=t-1", "tool_input.subagent_type=general-purpose", "tool_input.prompt=do it all"); !ok || !strings.Contains(out, `"deny"`) {
-		t.Fatalf("general-purpose before the swap: %v %s", ok, out)
-	}
-	// The swap is a plain project edit to the Bash rule.
-	if out, ok := p.hook(5*time.Second, nil, "pre-bash", "tool_input.command=rm src/team.json && mkfifo src/team.json"); !ok || strings.Contains(out, `"deny"`) {
-		t.Fatalf("the swap was refused (good, but then this test needs another route): %v %s", ok, out)
-	}
-	fifo := filepath.Join(p.root, "src", "team.json")
+	fifo := filepath.Join(p.root, ".orchestrator", "config.json")
 	if err := os.Remove(fifo); err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +157,9 @@ func TestRedTeamHoleConfigSymlinkToFIFOFailsOpen(t *testing.T) {
 	}
 	out, ok = p.hook(5*time.Second, fifoUnblocker(fifo), "pre-agent", "tool_use_id=t-2", "tool_input.subagent_type=general-purpose", "tool_input.prompt=do it all")
 	if !ok {
-		t.Fatalf("HOLE: the refusal of general-purpose did not answer within 5s once the configuration's symlink target became a FIFO: Claude Code's timeout would let the launch through (every refusal fails open the same way)")
+		t.Fatalf("HOLE: the refusal of general-purpose did not answer within 5s once the configuration became a FIFO: Claude Code's timeout would let the launch through (every refusal fails open the same way)")
 	}
-	if !strings.Contains(out, `"deny"`) {
+	if !strings.Contains(out, `"deny"`) || !strings.Contains(out, "config.json changed after this workflow started") {
 		t.Errorf("general-purpose after the swap: %s", out)
 	}
 }
@@ -158,7 +169,7 @@ func TestRedTeamHoleConfigSymlinkToFIFOFailsOpen(t *testing.T) {
 // "{}" (a file .orchestrator/{}, itself a symlink to ../src/team.json,
 // whose content is "{}") is committed as the blob "{}", the content read.
 // The start then says "(committed): every value is the default."
-func TestRedTeamHoleConfigSymlinkReadsCommitted(t *testing.T) {
+func TestRedTeamFixedConfigSymlinkReadsCommitted(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -183,6 +194,10 @@ func TestRedTeamHoleConfigSymlinkReadsCommitted(t *testing.T) {
 		}
 	}
 	snap, err := app.ReadConfig(p.root)
+	var ce *app.ConfigError
+	if errors.As(err, &ce) && strings.Contains(ce.Problem, "symbolic link") {
+		return // fixed: refused
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +213,7 @@ func TestRedTeamHoleConfigSymlinkReadsCommitted(t *testing.T) {
 // /orch-hook:orchestrate reaches the model, whose command text says that
 // orch-hook started the workflow and checks every step, while no workflow
 // exists and nothing is enforced.
-func TestRedTeamHoleStartHangsOnGitIndexFIFO(t *testing.T) {
+func TestRedTeamFixedStartHangsOnGitIndexFIFO(t *testing.T) {
 	p := newRedProject(t)
 	p.write(".orchestrator/config.json", "{}")
 	index := filepath.Join(p.root, ".git", "index")
@@ -240,7 +255,7 @@ func withConfig(t *testing.T, rec *app.Record, settings map[string]any) *app.Rec
 // record with in-range values verifies, as it should: the control.) The
 // summary does not show the configuration at all, so a reader of `verify`
 // cannot tell that a record ran with 5b off or fix_iterations 10 either.
-func TestRedTeamHoleVerifyAcceptsConfigTheParserRefuses(t *testing.T) {
+func TestRedTeamFixedVerifyAcceptsConfigTheParserRefuses(t *testing.T) {
 	rec := recordRun(t)
 	limits := func(retries, stopCap int) map[string]any {
 		return map[string]any{"clarification_rounds": 3, "discovery_loops": 2, "fix_iterations": 3, "final_validation_failures": 3, "retries": retries, "stop_cap": stopCap}
