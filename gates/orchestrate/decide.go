@@ -28,6 +28,10 @@ type Env struct {
 	Recorded func(name string) ([]byte, bool)
 	Now      time.Time
 	StopCap  int
+	// Tokens are the stopping agent's token counts, read from its
+	// transcript at a SubagentStop (nil otherwise, or not read); kept with
+	// its launch, never decided on.
+	Tokens *gates.Tokens
 
 	loadErr  error
 	parsed   *Plan

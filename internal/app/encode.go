@@ -262,5 +262,17 @@ func (r *reads) encode() []byte {
 		o.b = mo.end()
 	}
 	stringMap("read", r.Read)
+	if t := r.Tokens; t != nil {
+		o.key("tokens")
+		to := newObject(o.b)
+		to.integer("input", t.Input)
+		to.integer("output", t.Output)
+		to.integer("cache_read", t.CacheRead)
+		to.integer("cache_write", t.CacheWrite)
+		to.integer("responses", int64(t.Responses))
+		to.str("unread", t.Unread)
+		to.str("unknown", t.Unknown)
+		o.b = to.end()
+	}
 	return o.end()
 }

@@ -36,6 +36,10 @@ type reads struct {
 	Hash    map[string]hashRead  `json:"hash,omitempty"`
 	List    map[string][]string  `json:"list,omitempty"`
 	Read    map[string]string    `json:"read,omitempty"` // rel -> blob id ("" unreadable)
+	// Tokens are a stopping agent's token counts as its transcript gave
+	// them (SubagentStop; nil for other calls, and in records written
+	// before tokens were read).
+	Tokens *gates.Tokens `json:"tokens,omitempty"`
 
 	mu        sync.Mutex
 	planFiles orchestrate.PlanFiles
@@ -188,7 +192,7 @@ func attach(store *state.Store, events []state.Event, call *gates.Call, r *reads
 // was made in. blob finds a content by its id.
 func (r *reads) replayOrchestrate(blob func(string) ([]byte, error)) *orchestrate.Env {
 	return &orchestrate.Env{
-		Root: r.Root, Now: r.Now, StopCap: r.StopCap,
+		Root: r.Root, Now: r.Now, StopCap: r.StopCap, Tokens: r.Tokens,
 		LoadFiles: func() (orchestrate.PlanFiles, error) {
 			if !r.PlanRead {
 				r.miss("the plan files")
@@ -231,7 +235,7 @@ func (r *reads) replayOrchestrate(blob func(string) ([]byte, error)) *orchestrat
 // made in.
 func (r *reads) replayCoordinate(blob func(string) ([]byte, error)) *coordinate.Env {
 	return &coordinate.Env{
-		Root: r.Root, Now: r.Now, StopCap: r.StopCap,
+		Root: r.Root, Now: r.Now, StopCap: r.StopCap, Tokens: r.Tokens,
 		Inspect: func(p string) coordinate.FileCheck {
 			fc, ok := r.Inspect[p]
 			if !ok {
