@@ -115,14 +115,13 @@ func (u *TokenUse) Count(phase string, t *Tokens, ended bool) {
 	if i == len(u.Phases) {
 		u.Phases = append(u.Phases, PhaseTokens{Phase: phase})
 	}
-	p := &u.Phases[i]
+	u.Phases[i].Count(t)
 	if !t.Known() {
 		why := NotRecorded
 		if t != nil {
 			why = t.Unknown
 		}
 		u.Unknown++
-		p.Unknown++
 		j := 0
 		for j < len(u.Why) && u.Why[j].Why != why {
 			j++
@@ -138,16 +137,24 @@ func (u *TokenUse) Count(phase string, t *Tokens, ended bool) {
 		return
 	}
 	u.Known++
-	p.Known++
 	if t.Unread != "" {
 		u.Partial++
 	}
 	u.Total.add(*t)
+}
+
+// Count adds one ended launch's tokens (nil: none recorded) to p.
+func (p *PhaseTokens) Count(t *Tokens) {
+	if !t.Known() {
+		p.Unknown++
+		return
+	}
+	p.Known++
 	p.Tokens.add(*t)
 }
 
-// UnknownText says for how many agents tokens are unknown and why: "tokens
-// unknown for 2 agents (transcript missing)"; "" when none.
+// UnknownText says for how many agents tokens are unknown and why:
+// "unknown for 2 agents (transcript missing)"; "" when none.
 func (u TokenUse) UnknownText() string {
 	if u.Unknown == 0 {
 		return ""
@@ -160,7 +167,7 @@ func (u TokenUse) UnknownText() string {
 			whys = append(whys, fmt.Sprintf("%d: %s", w.Agents, w.Why))
 		}
 	}
-	return fmt.Sprintf("tokens unknown for %s (%s)", Plural(u.Unknown, "agent"), strings.Join(whys, "; "))
+	return fmt.Sprintf("unknown for %s (%s)", Plural(u.Unknown, "agent"), strings.Join(whys, "; "))
 }
 
 // Summary is the totals on one line: "41.2k tokens (input 2.1k, output
@@ -179,9 +186,21 @@ func (u TokenUse) Summary() string {
 		parts = append(parts, fmt.Sprintf("%s%s tokens (%s) over %s", at, CompactTokens(u.Total.Total()), u.Total.Breakdown(), Plural(u.Known, "agent")))
 	}
 	if t := u.UnknownText(); t != "" {
-		parts = append(parts, t)
+		parts = append(parts, "tokens "+t)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// PhaseText is one phase's tokens, short: "12.3k", "12.3k + 2 unknown",
+// "unknown" when none of its agents' is known.
+func (p PhaseTokens) PhaseText() string {
+	switch {
+	case p.Known == 0:
+		return "unknown"
+	case p.Unknown > 0:
+		return fmt.Sprintf("%s + %d unknown", CompactTokens(p.Tokens.Total()), p.Unknown)
+	}
+	return CompactTokens(p.Tokens.Total())
 }
 
 // Breakdown names the four counts: "input 2.1k, output 103, cache read

@@ -59,7 +59,7 @@ func TestTokensKeptWithTheLaunch(t *testing.T) {
 		r.finish(LineClear)
 		h.expect(S2) // a missing transcript changes nothing of the decision
 		u := h.w.TokenUse()
-		if u.Known != 0 || u.Unknown != 1 || u.UnknownText() != "tokens unknown for 1 agent (transcript missing)" {
+		if u.Known != 0 || u.Unknown != 1 || u.UnknownText() != "unknown for 1 agent (transcript missing)" {
 			t.Errorf("TokenUse = %+v (%q)", u, u.UnknownText())
 		}
 	})
