@@ -64,20 +64,24 @@ func recordRun(t *testing.T) *app.Record {
 		}
 	}
 	// Agent a-1's transcript is the real CLI's (internal/transcript's
-	// testdata); a-2's is missing.
-	transcripts := filepath.Join(t.TempDir(), ".claude", "projects", "-p", "session-1", "subagents")
+	// testdata), its last response's text made a-1's report; a-2's is
+	// missing, and not waited for: no transcript is kept where it points.
+	home := t.TempDir()
+	transcripts := filepath.Join(home, ".claude", "projects", "-p", "session-1", "subagents")
 	captured, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "subagent-transcript.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	topic := "specs/001_authentication_patterns"
+	captured = bytes.Replace(captured, []byte(`"text":"WORKER REPORT: echo ran."`), []byte(`"text":"REPORT_CREATED: `+topic+`/reports/001_sessions.md"`), 1)
 	if err := os.MkdirAll(transcripts, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(transcripts, "agent-a-1.jsonl"), captured, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	transcriptOf := map[string]string{"1": filepath.Join(transcripts, "agent-a-1.jsonl"), "2": filepath.Join(home, "elsewhere", "-p", "session-1", "subagents", "agent-a-2.jsonl")}
 	hook("user-prompt", "prompt=/orch-hook:coordinate --scope research-only Research authentication patterns", "prompt_id=p-1")
-	topic := "specs/001_authentication_patterns"
 	if out := hook("pre-agent", "tool_use_id=t-x", "tool_input.subagent_type=orch-hook:plan-architect", "tool_input.prompt=Plan"); !strings.Contains(out, `"deny"`) {
 		t.Fatalf("plan-architect in research was not refused: %s", out)
 	}
@@ -87,7 +91,7 @@ func recordRun(t *testing.T) *app.Record {
 		write(topic+"/reports/"+name, "# Report "+id+"\n")
 		hook("post-write-sub", "agent_id=a-"+id, "agent_type=orch-hook:research-specialist", "tool_input.file_path=$WORK/"+topic+"/reports/"+name)
 		hook("subagent-stop", "agent_id=a-"+id, "agent_type=orch-hook:research-specialist", "last_assistant_message=REPORT_CREATED: "+topic+"/reports/"+name,
-			"agent_transcript_path="+filepath.Join(transcripts, "agent-a-"+id+".jsonl"))
+			"agent_transcript_path="+transcriptOf[id])
 		hook("post-agent-fg", "tool_use_id=t-"+id, "tool_response.agentId=a-"+id)
 	}
 	paths, _ := filepath.Glob(filepath.Join(root, state.RecordsDir, "*.json"))
@@ -306,6 +310,21 @@ func TestVerifyRealCLIRecords(t *testing.T) {
 			}
 			if rec.Outcome != "complete" || sum.Replayed == 0 {
 				t.Errorf("outcome %s, %d decisions replayed", rec.Outcome, sum.Replayed)
+			}
+			// Every agent's tokens, read from its real transcript and
+			// replayed from what its SubagentStop read.
+			for _, a := range sum.Agents {
+				if !a.Tokens.Known() || a.Tokens.Unread != "" || a.Tokens.Responses == 0 {
+					t.Errorf("agent %s (%s): tokens %+v", a.Agent, a.Work, a.Tokens)
+				}
+			}
+			if name == "record_e2e_orchestrate.json" {
+				// The requirements-analyst's one response, as TestFlow's mock
+				// scripted it.
+				want := gates.Tokens{Input: 3101, Output: 41, CacheRead: 7101, CacheWrite: 5101, Responses: 1}
+				if a := sum.Agents[0]; a.Agent != "requirements-analyst" || *a.Tokens != want {
+					t.Errorf("first agent %s: tokens %+v, want %+v", a.Agent, a.Tokens, want)
+				}
 			}
 			// Its log, cut short of the end, no longer says so.
 			rec.Log = rec.Log[:len(rec.Log)-1]

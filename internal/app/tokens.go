@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/gates/coordinate"
@@ -12,6 +13,12 @@ import (
 	"github.com/orch-hook/orch-hook/internal/transcript"
 	"github.com/orch-hook/orch-hook/state"
 )
+
+// transcriptWait bounds how long a SubagentStop waits for the CLI to write
+// the agent's last response into its transcript (observed: some 20 ms; it
+// writes while the hook runs). Only a transcript that never gets there
+// costs the whole wait.
+const transcriptWait = time.Second
 
 // agentTokens reads what a stopping workflow agent used from its transcript
 // (agent_transcript_path), before the lock: nil for any other call. A
@@ -32,7 +39,9 @@ func agentTokens(env Env, in *hooks.Input, cp *state.Checkpoint) *gates.Tokens {
 	if !ours {
 		return nil
 	}
-	u, err := transcript.Read(in.AgentTranscriptPath, in.AgentID)
+	start := time.Now()
+	u, err := transcript.ReadFinal(in.AgentTranscriptPath, in.AgentID, in.LastAssistantMessage, transcriptWait)
+	env.debugf("the transcript of agent %s read in %v: %d responses (last response there: %v)", in.AgentID, time.Since(start).Round(time.Microsecond), u.Responses, !u.Unfinished)
 	if err != nil {
 		env.debugf("the tokens of agent %s are unknown: %v", in.AgentID, err)
 		why := "transcript unreadable"
@@ -49,6 +58,9 @@ func agentTokens(env Env, in *hooks.Input, cp *state.Checkpoint) *gates.Tokens {
 	}
 	if u.Capped {
 		unread = append(unread, fmt.Sprintf("the transcript past %d MiB", transcript.MaxBytes>>20))
+	}
+	if u.Unfinished {
+		unread = append(unread, "its last response, not in the transcript yet")
 	}
 	t.Unread = strings.Join(unread, "; ")
 	return t

@@ -5,8 +5,12 @@
 // each repeating the whole response's usage, so records are grouped by
 // message id and each response counted once. The read is bounded (MaxBytes
 // in all, lines longer than MaxLine skipped) and decodes only the lines
-// that can hold a usage. The format is Claude Code 2.1.328's
-// (internal/dev/e2e/testdata/observed/README.md, section 3).
+// that can hold a usage. The CLI writes the transcript asynchronously: when
+// SubagentStop runs, the agent's last response may not be in it yet
+// (observed: it lands some 20 ms into the hook), so ReadFinal waits, a
+// bounded time, for the response that ends the agent's turn. The format is
+// Claude Code 2.1.328's (internal/dev/e2e/testdata/observed/README.md,
+// section 3).
 package transcript
 
 import (
@@ -20,6 +24,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/orch-hook/orch-hook/internal/shorten"
 )
@@ -51,11 +57,34 @@ type Usage struct {
 	// Capped: the transcript is longer than the read's bound; the rest
 	// was not read.
 	Capped bool
+	// LastStop is the stop_reason of the last response in the transcript
+	// ("tool_use": the agent was still working), and LastText its text
+	// blocks, joined (at most maxLastText bytes, its end).
+	LastStop string
+	LastText string
+	// Unfinished: ReadFinal's wait ended before the agent's last response
+	// was in the transcript; it was not counted.
+	Unfinished bool
 }
 
-// Lower reports whether part of the transcript was not counted: the sums
-// are then a lower bound.
-func (u Usage) Lower() bool { return u.Unread > 0 || u.Capped }
+// Lower reports whether part of the agent's usage was not counted: the
+// sums are then a lower bound.
+func (u Usage) Lower() bool { return u.Unread > 0 || u.Capped || u.Unfinished }
+
+// Ends reports whether the transcript's last response ends the agent's
+// turn with lastMessage (SubagentStop's last_assistant_message; "" for
+// any): it did not stop to call a tool, and its text is that message (or
+// ends it, or is ended by it: the CLI may join or trim blocks).
+func (u Usage) Ends(lastMessage string) bool {
+	if u.LastStop == "" || u.LastStop == "tool_use" {
+		return false
+	}
+	want, got := strings.TrimSpace(lastMessage), strings.TrimSpace(u.LastText)
+	return want == "" || got != "" && (strings.HasSuffix(want, got) || strings.HasSuffix(got, want))
+}
+
+// maxLastText bounds the last response's text kept to compare.
+const maxLastText = 64 << 10
 
 // Error is why a transcript could not be read, in a few words ("transcript
 // missing"), with the detail and what to check.
@@ -74,6 +103,53 @@ func (e *Error) Error() string {
 // Hint says what to check.
 func (e *Error) Hint() string {
 	return "Claude Code writes each subagent's transcript under ~/.claude/projects/<project>/<session>/subagents/; tokens are informational, nothing is gated on them"
+}
+
+// pollEvery is how often ReadFinal looks at the transcript again.
+const pollEvery = 10 * time.Millisecond
+
+// ReadFinal is Read, waiting at most wait for the transcript to hold the
+// response that ends the agent's turn with lastMessage (Usage.Ends): the
+// CLI writes it while the SubagentStop hook runs, and creates the file at
+// its first write (a missing transcript is waited for only where the CLI
+// keeps the project's transcripts: the directory above the session's
+// exists). It reads the file again only when its size changed. After the
+// wait, what is there is counted, marked Unfinished (a transcript still
+// missing stays an error).
+func ReadFinal(path, agentID, lastMessage string, wait time.Duration) (Usage, error) {
+	deadline := time.Now().Add(wait)
+	size := int64(-1)
+	for {
+		u, err := Read(path, agentID)
+		var e *Error
+		waitable := err == nil || errors.As(err, &e) && e.Why == "transcript missing" && sessionsKept(path)
+		if err == nil && u.Ends(lastMessage) || !waitable {
+			return u, err
+		}
+		if time.Now().After(deadline) {
+			if err == nil {
+				u.Unfinished = true
+			}
+			return u, err
+		}
+		// Wait for the file to change (or appear).
+		for time.Now().Before(deadline) {
+			time.Sleep(pollEvery)
+			if fi, err := os.Lstat(path); err == nil && fi.Size() != size {
+				size = fi.Size()
+				break
+			}
+		}
+	}
+}
+
+// sessionsKept reports whether the directory that holds the project's
+// session transcripts exists (path is .../<project>/<session>/subagents/
+// agent-<id>.jsonl): the main thread's transcript is written there before
+// any agent runs.
+func sessionsKept(path string) bool {
+	fi, err := os.Stat(filepath.Dir(filepath.Dir(filepath.Dir(path))))
+	return err == nil && fi.IsDir()
 }
 
 // Read sums the usage in the transcript of agent agentID at path, as the
@@ -197,7 +273,12 @@ type record struct {
 	Type      string `json:"type"`
 	RequestID string `json:"requestId"`
 	Message   struct {
-		ID    string `json:"id"`
+		ID         string `json:"id"`
+		StopReason string `json:"stop_reason"`
+		Content    []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
 		Usage *struct {
 			Input      int64 `json:"input_tokens"`
 			CacheWrite int64 `json:"cache_creation_input_tokens"`
@@ -214,6 +295,8 @@ type summer struct {
 	responses []response
 	unread    int
 	capped    bool
+	// The last response: its key, stop reason and text.
+	lastKey, lastStop, lastText string
 }
 
 // line reads one line. The file's last line may lack its newline; cut
@@ -223,14 +306,15 @@ func (s *summer) line(b []byte) {
 	if len(b) == 0 || !bytes.Contains(b, usageKey) || !bytes.Contains(b, assistantKey) {
 		return
 	}
-	var rec record
-	if err := json.Unmarshal(b, &rec); err != nil {
+	rec := &record{}
+	if err := json.Unmarshal(b, rec); err != nil {
 		s.unread++
 		return
 	}
 	if rec.Type != "assistant" || rec.Message.Usage == nil {
 		return
 	}
+	s.last(rec)
 	u := rec.Message.Usage
 	r := response{input: max(u.Input, 0), output: max(u.Output, 0), cacheRead: max(u.CacheRead, 0), cacheWrite: max(u.CacheWrite, 0)}
 	key := rec.Message.ID
@@ -252,6 +336,28 @@ func (s *summer) line(b []byte) {
 	s.responses = append(s.responses, r)
 }
 
+// last keeps what the last response says: a record of another response
+// starts it anew, one of the same adds its text.
+func (s *summer) last(rec *record) {
+	key := rec.Message.ID + "\x00" + rec.RequestID
+	if key != s.lastKey || key == "\x00" {
+		s.lastKey, s.lastText = key, ""
+	}
+	s.lastStop = rec.Message.StopReason
+	for _, c := range rec.Message.Content {
+		if c.Type != "text" {
+			continue
+		}
+		if s.lastText != "" {
+			s.lastText += "\n"
+		}
+		s.lastText += c.Text
+		if len(s.lastText) > maxLastText {
+			s.lastText = s.lastText[len(s.lastText)-maxLastText:]
+		}
+	}
+}
+
 // unreadIfMay counts a line the read could not finish when it may hold a
 // usage.
 func (s *summer) unreadIfMay(b []byte, may bool) {
@@ -261,7 +367,7 @@ func (s *summer) unreadIfMay(b []byte, may bool) {
 }
 
 func (s *summer) usage() Usage {
-	u := Usage{Responses: len(s.responses), Unread: s.unread, Capped: s.capped}
+	u := Usage{Responses: len(s.responses), Unread: s.unread, Capped: s.capped, LastStop: s.lastStop, LastText: s.lastText}
 	for _, r := range s.responses {
 		u.Input = add(u.Input, r.input)
 		u.Output = add(u.Output, r.output)

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // captured is a subagent's transcript written by the real CLI (2.1.328)
@@ -57,9 +58,24 @@ func TestCaptured(t *testing.T) {
 	}
 	p := agentDir(t, "ad8b75d13bc2de652", data)
 	got, err := Read(p, "ad8b75d13bc2de652")
-	if err != nil || got != capturedUsage {
+	if err != nil || counted(got) != capturedUsage {
 		t.Errorf("Read = %+v, %v; want %+v", got, err, capturedUsage)
 	}
+	// Its last response ends the agent's turn with its report.
+	if got.LastStop != "end_turn" || got.LastText != "WORKER REPORT: echo ran." || !got.Ends("WORKER REPORT: echo ran.\n") || got.Ends("another report") {
+		t.Errorf("last response: %q %q", got.LastStop, got.LastText)
+	}
+	// Cut before it, the transcript does not.
+	cut := data[:bytes.LastIndex(bytes.TrimRight(data, "\n"), []byte("\n"))+1]
+	if u, _ := Sum(bytes.NewReader(cut), MaxBytes); u.Ends("WORKER REPORT: echo ran.") || u.Ends("") || u.LastStop != "tool_use" {
+		t.Errorf("cut before the last response: %+v", u)
+	}
+}
+
+// counted is what a test compares of a Usage: the counts.
+func counted(u Usage) Usage {
+	u.LastStop, u.LastText = "", ""
+	return u
 }
 
 func assistant(id, req string, in, out, cr, cw int64, content string) string {
@@ -125,7 +141,7 @@ func TestSum(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Sum(strings.NewReader(tt.in), MaxBytes)
-			if err != nil || got != tt.want {
+			if err != nil || counted(got) != tt.want {
 				t.Errorf("Sum = %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
@@ -140,7 +156,7 @@ func TestHugeLine(t *testing.T) {
 	in := assistant("m1", "", 1, 2, 3, 4, "a") + "\n" + huge + "\n" + plain + "\n" + assistant("m2", "", 1, 1, 1, 1, "b") + "\n"
 	got, err := Sum(strings.NewReader(in), MaxBytes)
 	want := Usage{Input: 2, Output: 3, CacheRead: 4, CacheWrite: 5, Responses: 2, Unread: 1}
-	if err != nil || got != want {
+	if err != nil || counted(got) != want {
 		t.Errorf("Sum = %+v, %v; want %+v", got, err, want)
 	}
 	// The key straddling two of the reader's pieces is still seen.
@@ -153,18 +169,104 @@ func TestHugeLine(t *testing.T) {
 	}
 }
 
+// TestReadFinal: the CLI writes the agent's last response while its
+// SubagentStop hook runs; ReadFinal waits for it (or for the file to
+// appear), a bounded time, and marks what it counted without it.
+func TestReadFinal(t *testing.T) {
+	data := readCaptured(t)
+	report := "WORKER REPORT: echo ran."
+	lastLine := bytes.LastIndex(bytes.TrimRight(data, "\n"), []byte("\n")) + 1
+	later := func(path string, content []byte, after time.Duration) {
+		go func() {
+			time.Sleep(after)
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err == nil {
+				f.Write(content)
+				f.Close()
+			}
+		}()
+	}
+	t.Run("the last response lands during the wait", func(t *testing.T) {
+		p := agentDir(t, "a1", data[:lastLine])
+		later(p, data[lastLine:], 60*time.Millisecond)
+		start := time.Now()
+		u, err := ReadFinal(p, "a1", report, 5*time.Second)
+		if err != nil || counted(u) != capturedUsage || time.Since(start) > 4*time.Second {
+			t.Errorf("ReadFinal = %+v, %v after %v; want %+v", u, err, time.Since(start), capturedUsage)
+		}
+	})
+	t.Run("the file appears during the wait", func(t *testing.T) {
+		p := agentDir(t, "a2", nil)
+		later(p, data, 60*time.Millisecond)
+		if u, err := ReadFinal(p, "a2", report, 5*time.Second); err != nil || counted(u) != capturedUsage {
+			t.Errorf("ReadFinal = %+v, %v", u, err)
+		}
+	})
+	t.Run("complete already: no wait", func(t *testing.T) {
+		p := agentDir(t, "a3", data)
+		start := time.Now()
+		if u, err := ReadFinal(p, "a3", report, 5*time.Second); err != nil || counted(u) != capturedUsage || time.Since(start) > time.Second {
+			t.Errorf("ReadFinal = %+v, %v after %v", u, err, time.Since(start))
+		}
+	})
+	t.Run("never written: counted without it, marked", func(t *testing.T) {
+		p := agentDir(t, "a4", data[:lastLine])
+		u, err := ReadFinal(p, "a4", report, 80*time.Millisecond)
+		want := Usage{Input: 2201, Output: 51, CacheRead: 7701, CacheWrite: 6601, Responses: 1, Unfinished: true}
+		if err != nil || counted(u) != want || !u.Lower() {
+			t.Errorf("ReadFinal = %+v, %v; want %+v", u, err, want)
+		}
+	})
+	t.Run("a nudged agent's second answer", func(t *testing.T) {
+		// The first stop's answer is there; the second stop waits for the
+		// answer it names.
+		answer := assistant("m-again", "r-again", 5, 6, 7, 8, "FAILING TASKS: 01")
+		answer = strings.Replace(answer, `"type":"message"`, `"stop_reason":"end_turn","type":"message"`, 1)
+		p := agentDir(t, "a5", data)
+		later(p, []byte(answer+"\n"), 60*time.Millisecond)
+		u, err := ReadFinal(p, "a5", "FAILING TASKS: 01", 5*time.Second)
+		want := capturedUsage
+		want.Input, want.Output, want.CacheRead, want.CacheWrite, want.Responses = want.Input+5, want.Output+6, want.CacheRead+7, want.CacheWrite+8, 3
+		if err != nil || counted(u) != want {
+			t.Errorf("ReadFinal = %+v, %v; want %+v", u, err, want)
+		}
+	})
+	t.Run("missing for good", func(t *testing.T) {
+		_, err := ReadFinal(agentDir(t, "a6", nil), "a6", report, 50*time.Millisecond)
+		var e *Error
+		if !errors.As(err, &e) || e.Why != "transcript missing" {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("missing where no transcript is kept: no wait", func(t *testing.T) {
+		start := time.Now()
+		p := filepath.Join(t.TempDir(), "nowhere", "-p", "session", "subagents", "agent-a8.jsonl")
+		_, err := ReadFinal(p, "a8", report, 5*time.Second)
+		var e *Error
+		if !errors.As(err, &e) || e.Why != "transcript missing" || time.Since(start) > time.Second {
+			t.Errorf("err = %v after %v", err, time.Since(start))
+		}
+	})
+	t.Run("refused at once", func(t *testing.T) {
+		start := time.Now()
+		if _, err := ReadFinal("relative.jsonl", "a7", report, 5*time.Second); err == nil || time.Since(start) > time.Second {
+			t.Errorf("err = %v after %v", err, time.Since(start))
+		}
+	})
+}
+
 // TestCap: past maxBytes nothing is read; a line the cap cuts is unread.
 func TestCap(t *testing.T) {
 	a, b := assistant("m1", "", 1, 2, 3, 4, "a")+"\n", assistant("m2", "", 5, 5, 5, 5, "b")+"\n"
 	got, err := Sum(strings.NewReader(a+b), int64(len(a)+10))
 	want := Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4, Responses: 1, Capped: true}
-	if err != nil || got != want {
+	if err != nil || counted(got) != want {
 		t.Errorf("Sum = %+v, %v; want %+v", got, err, want)
 	}
 	// Cut after its usage key: that record is counted unread too.
 	got, err = Sum(strings.NewReader(a+b), int64(len(a)+strings.Index(b, `"usage"`)+10))
 	want.Unread = 1
-	if err != nil || got != want {
+	if err != nil || counted(got) != want {
 		t.Errorf("Sum = %+v, %v; want %+v", got, err, want)
 	}
 	if got, _ := Sum(strings.NewReader(a+b), int64(len(a+b))); got.Capped || got.Responses != 2 {
