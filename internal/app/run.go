@@ -213,7 +213,12 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 	if !gates.Relevant(call) {
 		return hooks.Decision{}
 	}
-	env.tokens = agentTokens(env, in, cp)
+	if read := time.Now(); in.HookEventName == gates.SubagentStop {
+		env.tokens = agentTokens(env, in, cp)
+		// The read's wait comes out of the lock's: the hook must answer
+		// within its budget.
+		store.Wait = max(store.Wait-time.Since(read), minLockWait)
+	}
 	switch cp.StateMachine.WorkflowConfig.Command {
 	case "orchestrate":
 	case "coordinate":

@@ -40,7 +40,11 @@ func agentTokens(env Env, in *hooks.Input, cp *state.Checkpoint) *gates.Tokens {
 		return nil
 	}
 	start := time.Now()
-	u, err := transcript.ReadFinal(in.AgentTranscriptPath, in.AgentID, in.LastAssistantMessage, transcriptWait)
+	budget := env.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	u, err := transcript.ReadFinal(in.AgentTranscriptPath, in.AgentID, in.LastAssistantMessage, min(transcriptWait, budget/4))
 	env.debugf("the transcript of agent %s read in %v: %d responses (last response there: %v)", in.AgentID, time.Since(start).Round(time.Microsecond), u.Responses, !u.Unfinished)
 	if err != nil {
 		env.debugf("the tokens of agent %s are unknown: %v", in.AgentID, err)
