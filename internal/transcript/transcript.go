@@ -180,13 +180,28 @@ func Read(path, agentID string) (Usage, error) {
 		return Usage{}, &Error{Why: "transcript unreadable", Detail: shorten.OneLine(err.Error())}
 	}
 	if !fi.Mode().IsRegular() {
-		return Usage{}, &Error{Why: "transcript is not a regular file", Detail: fmt.Sprintf("%s is a %s", path, fi.Mode().Type())}
+		return Usage{}, &Error{Why: "transcript is not a regular file", Detail: fmt.Sprintf("%s is a %s", path, kindOf(fi.Mode()))}
 	}
 	u, err := Sum(f, MaxBytes)
 	if err != nil {
 		return u, &Error{Why: "transcript unreadable", Detail: shorten.OneLine(err.Error())}
 	}
 	return u, nil
+}
+
+// kindOf names a file that is not a regular file.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "special file (" + m.Type().String() + ")"
 }
 
 // Sum reads a transcript from r, at most maxBytes of it, and sums its
