@@ -90,6 +90,7 @@ func swapResults(a, b *Launch) {
 	a.DurationMs, b.DurationMs = b.DurationMs, a.DurationMs
 	a.Result, b.Result = b.Result, a.Result
 	a.Output, b.Output = b.Output, a.Output
+	a.Tokens, b.Tokens = b.Tokens, a.Tokens
 }
 
 // deliver hands a background agent's line over with its notification.
@@ -156,6 +157,11 @@ func (c *Workflow) subagentStop(call *gates.Call, env *Env) gates.Outcome {
 	}
 	if l.Status != gates.Running {
 		return gates.Outcome{}
+	}
+	if env.Tokens != nil {
+		// Each stop's transcript holds all the agent's responses so far:
+		// the last one read counts.
+		l.Tokens = env.Tokens.Copy()
 	}
 	// A nudged agent's earlier report is read with this message, so an
 	// answer holding only the result line completes it.

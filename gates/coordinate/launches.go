@@ -16,6 +16,13 @@ func coordAgent(t string) (string, bool) {
 	return name, slices.Contains(Agents, name)
 }
 
+// IsAgent reports whether an agent type (orch-hook:<name>, or the bare
+// name) is one of the workflow's agents.
+func IsAgent(agentType string) bool {
+	_, ok := coordAgent(agentType)
+	return ok
+}
+
 // launchRule: an agent the orchestrator (the main thread) may launch in a
 // state, when its named guard holds ("" always).
 type launchRule struct {

@@ -94,6 +94,21 @@ type Launch struct {
 	Started    time.Time   `json:"started"`
 	Ended      time.Time   `json:"ended,omitempty"`
 	Notice     string      `json:"notice,omitempty"`
+	// Tokens are what the agent used, read from its transcript at its
+	// SubagentStop (nil: none was recorded). Informational: no rule reads
+	// them.
+	Tokens *gates.Tokens `json:"tokens,omitempty"`
+}
+
+// TokenUse sums the tokens of the launches that ended, in total and by
+// phase: the state each agent was launched in (research, plan, implement,
+// test, debug, document), a supervisor's workers with it.
+func (c *Workflow) TokenUse() gates.TokenUse {
+	var u gates.TokenUse
+	for _, l := range c.Launches {
+		u.Count(string(l.State), l.Tokens, l.Status != gates.Running)
+	}
+	return u
 }
 
 // DecodeWorkflow reads the workflow section of a coordinate checkpoint.
@@ -137,6 +152,10 @@ type Env struct {
 	// Read returns a file's content (relative to the project root); nil
 	// when it cannot be read.
 	Read func(rel string) []byte
+	// Tokens are the stopping agent's token counts, read from its
+	// transcript at a SubagentStop (nil otherwise, or not read); kept with
+	// its launch, never decided on.
+	Tokens *gates.Tokens
 }
 
 // NewWorkflow initializes the coordinate workflow (state initialize done):

@@ -31,6 +31,7 @@ func (w *Workflow) postAgent(c *gates.Call, env *Env) gates.Outcome {
 	text, prior, have := "", "", false
 	if p := w.takePending(l.AgentID); p != nil {
 		text, prior, have = p.Text, p.Prior, true
+		l.Tokens = p.Tokens
 		if p.Unrecognized {
 			w.finish(l, "", gates.Unrecognized, env, &o)
 			o.Changed = true
@@ -122,6 +123,11 @@ func (w *Workflow) subagentStop(c *gates.Call, env *Env) gates.Outcome {
 		o.Log(gates.Record{Type: gates.RecError, AgentID: c.AgentID, AgentType: agent, Reason: HealthPrefix + "completion of " + agent + " (" + c.AgentID + ") whose launch was never seen: its PreToolUse(Agent) hook did not run"})
 		return o
 	}
+	if l != nil && env.Tokens != nil {
+		// Each stop's transcript holds all the agent's responses so far:
+		// the last one read counts.
+		l.Tokens = env.Tokens.Copy()
+	}
 	// A nudged agent's earlier report is read with this message.
 	prior := gates.TakeKept(&w.Kept, c.AgentID)
 	text := gates.JoinKept(prior, c.Text)
@@ -132,7 +138,7 @@ func (w *Workflow) subagentStop(c *gates.Call, env *Env) gates.Outcome {
 	o := gates.Outcome{Changed: true}
 	if l == nil {
 		// A foreground agent: its PostToolUse ties it to its launch next.
-		w.Pending = append(w.Pending, &PendingStop{AgentID: c.AgentID, AgentType: agent, Text: shorten.Runes(text, 20000), Prior: shorten.Runes(prior, 1500), Time: env.Now, Unrecognized: missing})
+		w.Pending = append(w.Pending, &PendingStop{AgentID: c.AgentID, AgentType: agent, Text: shorten.Runes(text, 20000), Prior: shorten.Runes(prior, 1500), Time: env.Now, Unrecognized: missing, Tokens: env.Tokens.Copy()})
 		return o
 	}
 	if missing {

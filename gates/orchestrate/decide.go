@@ -32,6 +32,10 @@ type Env struct {
 	// none); nil: not checked. It is read only for a decision that is
 	// logged, to report a change made since the workflow started.
 	ConfigHash gates.ConfigEnv
+	// Tokens are the stopping agent's token counts, read from its
+	// transcript at a SubagentStop (nil otherwise, or not read); kept with
+	// its launch, never decided on.
+	Tokens *gates.Tokens
 
 	loadErr  error
 	parsed   *Plan

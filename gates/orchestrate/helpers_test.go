@@ -227,8 +227,10 @@ type harness struct {
 	session  string
 	stopCap  int
 	fg       bool // launch agents in the foreground
-	seq      int
-	now      time.Time
+	// tokens are what each SubagentStop's transcript gives (Env.Tokens).
+	tokens *gates.Tokens
+	seq    int
+	now    time.Time
 }
 
 func newHarness(t *testing.T, plan ...phase) *harness {
@@ -255,7 +257,7 @@ func driveTo(t *testing.T, target string, plan ...phase) *harness {
 }
 
 func (h *harness) env() *Env {
-	return &Env{Root: testRoot, Files: h.files, Now: h.now, StopCap: h.stopCap, Recorded: func(name string) ([]byte, bool) {
+	return &Env{Root: testRoot, Files: h.files, Now: h.now, StopCap: h.stopCap, Tokens: h.tokens, Recorded: func(name string) ([]byte, bool) {
 		b, ok := h.recorded[name]
 		return b, ok
 	}}

@@ -16,6 +16,13 @@ func agentName(subagentType string) (name string, workflow bool) {
 	return name, contains(WorkflowAgents, name)
 }
 
+// IsAgent reports whether an agent type (orch-hook:<name>, or the bare
+// name) is one of the workflow's agents.
+func IsAgent(agentType string) bool {
+	_, ok := agentName(agentType)
+	return ok
+}
+
 func (w *Workflow) preAgent(c *gates.Call, env *Env) gates.Outcome {
 	name, isWorkflow := agentName(c.SubagentType)
 	if !isWorkflow {

@@ -175,6 +175,32 @@ type Launch struct {
 	// Notice is the checkpoint line waiting for this background agent's
 	// task-notification.
 	Notice string `json:"notice,omitempty"`
+	// Tokens are what the agent used, read from its transcript at its
+	// SubagentStop (nil: none was recorded). Informational: no rule reads
+	// them.
+	Tokens *gates.Tokens `json:"tokens,omitempty"`
+}
+
+// TokenPhase is the phase a launch's tokens count in: "phase N" for the
+// implementation loop of plan phase N (4a, 4b, F1, F2, 4c), else "step S".
+func (l *Launch) TokenPhase() string {
+	switch l.State {
+	case S4a, S4b, SF1, SF2, S4c:
+		if l.Phase > 0 {
+			return fmt.Sprintf("phase %d", l.Phase)
+		}
+	}
+	return "step " + string(l.State)
+}
+
+// TokenUse sums the tokens of the launches that ended, in total and by
+// phase (TokenPhase).
+func (w *Workflow) TokenUse() gates.TokenUse {
+	var u gates.TokenUse
+	for _, l := range w.Launches {
+		u.Count(l.TokenPhase(), l.Tokens, l.Status != gates.Running)
+	}
+	return u
 }
 
 // PendingStop is a completion waiting for its launch to be known.
@@ -189,6 +215,8 @@ type PendingStop struct {
 	// Prior is the report the agent gave before it was asked for its
 	// result line (Text holds it joined with the answer).
 	Prior string `json:"prior,omitempty"`
+	// Tokens are what the agent used, for its launch once tied to it.
+	Tokens *gates.Tokens `json:"tokens,omitempty"`
 }
 
 // Escalation is an open escalation to the user.

@@ -183,16 +183,37 @@ func BenchmarkHookAt4a(b *testing.B) {
 		env, root := setup(b)
 		measure(b, env, root, benchStep{template: "pre-agent", overrides: benchLaunch}, true)
 	})
-	b.Run("complete", func(b *testing.B) {
+	// complete: its transcript is missing (where no transcript is kept:
+	// not waited for); complete-transcript: the real CLI's (30 KB, two
+	// responses), read for its tokens.
+	complete := func(b *testing.B, transcript bool) {
 		env, root := setup(b,
 			benchStep{template: "pre-agent", overrides: benchLaunch},
 			benchStep{template: "post-agent-bg", overrides: []string{"tool_use_id=t-i1", "tool_response.agentId=a-i1", "tool_input.subagent_type=orch-hook:code-implementer"}})
-		measure(b, env, root, benchStep{template: "subagent-stop", overrides: []string{
+		overrides := []string{
 			"agent_id=a-i1", "agent_type=orch-hook:code-implementer",
 			`last_assistant_message=Parser done.\nIMPLEMENTATION STATUS: COMPLETE`,
 			`background_tasks:=[{"id":"a-i1","type":"subagent","status":"running","description":"Implement feature X","agent_type":"orch-hook:code-implementer"}]`,
-		}}, true)
-	})
+		}
+		if transcript {
+			data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "subagent-transcript.jsonl"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			data = bytes.Replace(data, []byte(`"text":"WORKER REPORT: echo ran."`), []byte(`"text":"Parser done.\nIMPLEMENTATION STATUS: COMPLETE"`), 1)
+			path := filepath.Join(b.TempDir(), "-p", "session", "subagents", "agent-a-i1.jsonl")
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			overrides = append(overrides, "agent_transcript_path="+path)
+		}
+		measure(b, env, root, benchStep{template: "subagent-stop", overrides: overrides}, true)
+	}
+	b.Run("complete", func(b *testing.B) { complete(b, false) })
+	b.Run("complete-transcript", func(b *testing.B) { complete(b, true) })
 }
 
 func mustLoadB(b *testing.B, root string) *state.Checkpoint {

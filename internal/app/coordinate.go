@@ -119,6 +119,8 @@ func decideCoord(env Env, store *state.Store, cp *state.Checkpoint, call *gates.
 		}
 		ce := coordEnv(env, store)
 		r := newReads(ce.Root, ce.Now, ce.StopCap)
+		r.Tokens = env.tokens
+		ce.Tokens = r.Tokens
 		ce.ConfigHash = r.config(func() string { return ConfigHash(store.Root) })
 		d := &decision{out: coordinate.Decide(c, call, r.coordinate(ce)), reads: r, redact: c.Settings().RedactRequest}
 		d.events = func() []state.Event { return toEvents(d.out.Records, call, &orchestrate.Workflow{}) }

@@ -264,5 +264,17 @@ func (r *reads) encode() []byte {
 	stringMap("read", r.Read)
 	o.boolean("config_read", r.ConfigRead)
 	o.str("config", r.Config)
+	if t := r.Tokens; t != nil {
+		o.key("tokens")
+		to := newObject(o.b)
+		to.integer("input", t.Input)
+		to.integer("output", t.Output)
+		to.integer("cache_read", t.CacheRead)
+		to.integer("cache_write", t.CacheWrite)
+		to.integer("responses", int64(t.Responses))
+		to.str("unread", t.Unread)
+		to.str("unknown", t.Unknown)
+		o.b = to.end()
+	}
 	return o.end()
 }

@@ -42,6 +42,9 @@ func TestEncodeMatchesJSON(t *testing.T) {
 			Hash:    map[string]hashRead{"/p/b": {Rel: "b", Sum: "ff"}, "/q": {Err: "open /q: no such file"}},
 			List:    map[string][]string{"specs/": {"a.md", "b.md"}, "none/": {}},
 			Read:    map[string]string{"p.md": "44", "gone.md": ""}},
+		{Root: "/r", Tokens: &gates.Tokens{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4, Responses: 5, Unread: "1 record \"cut\""}},
+		{Root: "/r", Tokens: &gates.Tokens{Unknown: "transcript missing"}},
+		{Root: "/r", Tokens: &gates.Tokens{}},
 	}
 	for i, r := range rs {
 		want, err := jsonenc.Marshal(r)

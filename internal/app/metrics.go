@@ -68,8 +68,14 @@ type MetricsLine struct {
 	// measured.
 	ContextReduction *ContextReductionMetric `json:"context_reduction"`
 	TimeSavings      *TimeSavingsMetric      `json:"time_savings"`
-	// Tokens is absent: orch-hook does not see token counts yet.
-	Tokens *int64 `json:"tokens,omitempty"`
+	// Tokens is what the agents used, summed over those whose transcript
+	// was read at their SubagentStop (the four counts; TokenCounts has
+	// them apart); absent when no agent's is known. TokensUnknown counts
+	// the agents that ended with theirs unknown. Informational: an agent
+	// could write its own transcript.
+	Tokens        *int64        `json:"tokens,omitempty"`
+	TokenCounts   *gates.Tokens `json:"token_counts,omitempty"`
+	TokensUnknown int           `json:"tokens_unknown_agents,omitempty"`
 
 	Escalations int    `json:"escalations"`
 	KnownIssues int    `json:"known_issues"`
@@ -140,6 +146,7 @@ func BuildMetricsLine(cp *state.Checkpoint, events []state.Event) (*MetricsLine,
 			return nil, err
 		}
 		orchestrateMetrics(m, w, events)
+		m.tokens(w.TokenUse())
 		m.Outcome = OutcomeCompleted
 		if cp.StateMachine.CurrentState == orchestrate.Aborted {
 			m.Outcome = OutcomeAborted
@@ -150,10 +157,21 @@ func BuildMetricsLine(cp *state.Checkpoint, events []state.Event) (*MetricsLine,
 			return nil, err
 		}
 		coordinateMetrics(m, c, events)
+		m.tokens(c.TokenUse())
 	default:
 		return nil, nil
 	}
 	return m, nil
+}
+
+// tokens fills the token counts from the workflow's.
+func (m *MetricsLine) tokens(u gates.TokenUse) {
+	m.TokensUnknown = u.Unknown
+	if u.Known == 0 {
+		return
+	}
+	total, counts := u.Total.Total(), u.Total
+	m.Tokens, m.TokenCounts = &total, &counts
 }
 
 // orchestrateMetrics fills the orchestrate workflow's part: its launches,

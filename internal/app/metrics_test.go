@@ -43,8 +43,12 @@ func TestMetricsLineOrchestrate(t *testing.T) {
 	w.Plan = &orchestrate.PlanSnapshot{Phases: []orchestrate.PhaseSnap{{Number: 1, Title: "Core"}, {Number: 2, Title: "Docs"}}}
 	w.KnownIssues = []string{"phase 2 skipped"}
 	for i, a := range []string{orchestrate.Analyst, orchestrate.Planner, orchestrate.Implementer, orchestrate.Implementer, orchestrate.Quality, orchestrate.Planner, orchestrate.Implementer, orchestrate.Quality} {
-		w.Launches = append(w.Launches, &orchestrate.Launch{ToolUseID: "t" + string(rune('a'+i)), Agent: a, Status: gates.Returned, Started: mt0.Add(time.Duration(i) * time.Minute), Ended: mt0.Add(time.Duration(i)*time.Minute + 30*time.Second)})
+		w.Launches = append(w.Launches, &orchestrate.Launch{ToolUseID: "t" + string(rune('a'+i)), Agent: a, Status: gates.Returned, Started: mt0.Add(time.Duration(i) * time.Minute), Ended: mt0.Add(time.Duration(i)*time.Minute + 30*time.Second),
+			Tokens: &gates.Tokens{Input: 100, Output: 10, CacheRead: 1000, CacheWrite: 50, Responses: 1}})
 	}
+	// One transcript was missing, one launch has none recorded.
+	w.Launches[1].Tokens = &gates.Tokens{Unknown: "transcript missing"}
+	w.Launches[2].Tokens = nil
 	cp := &state.Checkpoint{Lineage: "lin-o", StateMachine: state.StateMachine{WorkflowConfig: state.WorkflowConfig{Command: "orchestrate"}}, Metadata: state.Metadata{CreatedAt: mt0, UpdatedAt: mt0.Add(90 * time.Minute)}}
 	if err := saveWorkflow(cp, w); err != nil {
 		t.Fatal(err)
@@ -79,7 +83,7 @@ func TestMetricsLineOrchestrate(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(m)
-	want := `{"schema":"orch-hook.metrics/1","lineage":"lin-o","kind":"orchestrate","pattern":"flat","started":"2026-03-02T09:00:00Z","ended":"2026-03-02T10:30:00Z","duration_ms":5400000,"agents":8,"agents_by_name":{"code-implementer":3,"code-quality":2,"requirements-analyst":1,"task-planner":2},"phases":2,"fix_iterations":3,"final_validation_failures":1,"context_reduction":null,"time_savings":null,"escalations":1,"known_issues":1,"outcome":"completed"}`
+	want := `{"schema":"orch-hook.metrics/1","lineage":"lin-o","kind":"orchestrate","pattern":"flat","started":"2026-03-02T09:00:00Z","ended":"2026-03-02T10:30:00Z","duration_ms":5400000,"agents":8,"agents_by_name":{"code-implementer":3,"code-quality":2,"requirements-analyst":1,"task-planner":2},"phases":2,"fix_iterations":3,"final_validation_failures":1,"context_reduction":null,"time_savings":null,"tokens":6960,"token_counts":{"input":600,"output":60,"cache_read":6000,"cache_write":300,"responses":6},"tokens_unknown_agents":2,"escalations":1,"known_issues":1,"outcome":"completed"}`
 	if string(b) != want {
 		t.Errorf("line:\n%s\nwant:\n%s", b, want)
 	}
@@ -147,7 +151,7 @@ func TestMetricsLineCoordinate(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(m)
-	want := `{"schema":"orch-hook.metrics/1","lineage":"` + cp.Lineage + `","kind":"coordinate","scope":"full-implementation","pattern":"hierarchical","supervisors":["research","implementation"],"started":"2026-03-02T09:00:00Z","ended":"2026-03-02T09:20:00Z","duration_ms":1200000,"agents":13,"agents_by_name":{"debug-analyst":1,"implementation-executor":2,"implementation-sub-supervisor":1,"plan-architect":1,"research-specialist":4,"research-sub-supervisor":1,"test-specialist":3},"workers":6,"debug_retries":1,"context_reduction":{"percent":95,"report_bytes":20000,"metadata_chars":1000},"time_savings":{"sequential_ms":70000,"parallel_ms":30000,"percent":57},"escalations":1,"known_issues":1,"outcome":"tests_failing"}`
+	want := `{"schema":"orch-hook.metrics/1","lineage":"` + cp.Lineage + `","kind":"coordinate","scope":"full-implementation","pattern":"hierarchical","supervisors":["research","implementation"],"started":"2026-03-02T09:00:00Z","ended":"2026-03-02T09:20:00Z","duration_ms":1200000,"agents":13,"agents_by_name":{"debug-analyst":1,"implementation-executor":2,"implementation-sub-supervisor":1,"plan-architect":1,"research-specialist":4,"research-sub-supervisor":1,"test-specialist":3},"workers":6,"debug_retries":1,"context_reduction":{"percent":95,"report_bytes":20000,"metadata_chars":1000},"time_savings":{"sequential_ms":70000,"parallel_ms":30000,"percent":57},"tokens_unknown_agents":13,"escalations":1,"known_issues":1,"outcome":"tests_failing"}`
 	if string(b) != want {
 		t.Errorf("line:\n%s\nwant:\n%s", b, want)
 	}

@@ -40,6 +40,10 @@ type reads struct {
 	// ("" none).
 	ConfigRead bool   `json:"config_read,omitempty"`
 	Config     string `json:"config,omitempty"`
+	// Tokens are a stopping agent's token counts as its transcript gave
+	// them (SubagentStop; nil for other calls, and in records written
+	// before tokens were read).
+	Tokens *gates.Tokens `json:"tokens,omitempty"`
 
 	mu        sync.Mutex
 	planFiles orchestrate.PlanFiles
@@ -211,7 +215,7 @@ func attach(store *state.Store, events []state.Event, call *gates.Call, r *reads
 // was made in. blob finds a content by its id.
 func (r *reads) replayOrchestrate(blob func(string) ([]byte, error)) *orchestrate.Env {
 	return &orchestrate.Env{
-		Root: r.Root, Now: r.Now, StopCap: r.StopCap, ConfigHash: r.replayConfig,
+		Root: r.Root, Now: r.Now, StopCap: r.StopCap, ConfigHash: r.replayConfig, Tokens: r.Tokens,
 		LoadFiles: func() (orchestrate.PlanFiles, error) {
 			if !r.PlanRead {
 				r.miss("the plan files")
@@ -254,7 +258,7 @@ func (r *reads) replayOrchestrate(blob func(string) ([]byte, error)) *orchestrat
 // made in.
 func (r *reads) replayCoordinate(blob func(string) ([]byte, error)) *coordinate.Env {
 	return &coordinate.Env{
-		Root: r.Root, Now: r.Now, StopCap: r.StopCap, ConfigHash: r.replayConfig,
+		Root: r.Root, Now: r.Now, StopCap: r.StopCap, ConfigHash: r.replayConfig, Tokens: r.Tokens,
 		Inspect: func(p string) coordinate.FileCheck {
 			fc, ok := r.Inspect[p]
 			if !ok {

@@ -118,6 +118,9 @@ type AgentRun struct {
 	State      string `json:"state"`
 	Status     string `json:"status"`
 	DurationMs int64  `json:"duration_ms"`
+	// Tokens are what the agent used, as its transcript said at its
+	// SubagentStop (absent: none recorded).
+	Tokens *gates.Tokens `json:"tokens,omitempty"`
 }
 
 // recordOutcome is the outcome a record is written at ("" for none): a
@@ -325,13 +328,13 @@ func summarize(events []state.Event, lastLine string) (Summary, *state.Checkpoin
 			s.FixIterations = w.FixIterations
 			s.PlanFiles = w.PlanHashes
 			for _, l := range w.Launches {
-				s.Agents = append(s.Agents, AgentRun{Agent: l.Agent, Work: l.Job + taskSuffix(l.Task), State: string(l.State), Status: l.Status, DurationMs: durationOf(l.Started, l.Ended)})
+				s.Agents = append(s.Agents, AgentRun{Agent: l.Agent, Work: l.Job + taskSuffix(l.Task), State: string(l.State), Status: l.Status, DurationMs: durationOf(l.Started, l.Ended), Tokens: l.Tokens})
 			}
 		}
 	case "coordinate":
 		if c, err := LoadCoord(last); err == nil {
 			for _, l := range c.Launches {
-				s.Agents = append(s.Agents, AgentRun{Agent: l.Agent, Work: l.Unit, State: string(l.State), Status: l.Status, DurationMs: durationOf(l.Started, l.Ended)})
+				s.Agents = append(s.Agents, AgentRun{Agent: l.Agent, Work: l.Unit, State: string(l.State), Status: l.Status, DurationMs: durationOf(l.Started, l.Ended), Tokens: l.Tokens})
 			}
 			s.FilesWritten = map[string]string{}
 			for _, aw := range c.Writes {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/dev/payloads"
 	"github.com/orch-hook/orch-hook/state"
@@ -62,8 +63,25 @@ func recordRun(t *testing.T) *app.Record {
 			t.Fatal(err)
 		}
 	}
-	hook("user-prompt", "prompt=/orch-hook:coordinate --scope research-only Research authentication patterns", "prompt_id=p-1")
+	// Agent a-1's transcript is the real CLI's (internal/transcript's
+	// testdata), its last response's text made a-1's report; a-2's is
+	// missing, and not waited for: no transcript is kept where it points.
+	home := t.TempDir()
+	transcripts := filepath.Join(home, ".claude", "projects", "-p", "session-1", "subagents")
+	captured, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "subagent-transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	topic := "specs/001_authentication_patterns"
+	captured = bytes.Replace(captured, []byte(`"text":"WORKER REPORT: echo ran."`), []byte(`"text":"REPORT_CREATED: `+topic+`/reports/001_sessions.md"`), 1)
+	if err := os.MkdirAll(transcripts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(transcripts, "agent-a-1.jsonl"), captured, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	transcriptOf := map[string]string{"1": filepath.Join(transcripts, "agent-a-1.jsonl"), "2": filepath.Join(home, "elsewhere", "-p", "session-1", "subagents", "agent-a-2.jsonl")}
+	hook("user-prompt", "prompt=/orch-hook:coordinate --scope research-only Research authentication patterns", "prompt_id=p-1")
 	if out := hook("pre-agent", "tool_use_id=t-x", "tool_input.subagent_type=orch-hook:plan-architect", "tool_input.prompt=Plan"); !strings.Contains(out, `"deny"`) {
 		t.Fatalf("plan-architect in research was not refused: %s", out)
 	}
@@ -72,7 +90,8 @@ func recordRun(t *testing.T) *app.Record {
 		hook("pre-agent", "tool_use_id=t-"+id, "tool_input.subagent_type=orch-hook:research-specialist", "tool_input.run_in_background:=false", "tool_input.prompt=Topic "+id)
 		write(topic+"/reports/"+name, "# Report "+id+"\n")
 		hook("post-write-sub", "agent_id=a-"+id, "agent_type=orch-hook:research-specialist", "tool_input.file_path=$WORK/"+topic+"/reports/"+name)
-		hook("subagent-stop", "agent_id=a-"+id, "agent_type=orch-hook:research-specialist", "last_assistant_message=REPORT_CREATED: "+topic+"/reports/"+name)
+		hook("subagent-stop", "agent_id=a-"+id, "agent_type=orch-hook:research-specialist", "last_assistant_message=REPORT_CREATED: "+topic+"/reports/"+name,
+			"agent_transcript_path="+transcriptOf[id])
 		hook("post-agent-fg", "tool_use_id=t-"+id, "tool_response.agentId=a-"+id)
 	}
 	paths, _ := filepath.Glob(filepath.Join(root, state.RecordsDir, "*.json"))
@@ -246,6 +265,38 @@ func TestVerifyRecord(t *testing.T) {
 	})
 }
 
+// A stopping agent's tokens are read from its transcript, kept with its
+// launch, listed in the record's summary, and replayed from what the
+// decision read: forged in the log, they no longer lead to its checkpoint.
+func TestRecordTokens(t *testing.T) {
+	rec := recordRun(t)
+	if _, err := app.Verify(rec); err != nil {
+		t.Fatal(err)
+	}
+	want := gates.Tokens{Input: 4403, Output: 103, CacheRead: 15403, CacheWrite: 13203, Responses: 2}
+	var got []string
+	for _, a := range rec.Summary.Agents {
+		got = append(got, a.Work+": "+a.Tokens.Short())
+	}
+	if len(rec.Summary.Agents) != 2 || rec.Summary.Agents[0].Tokens == nil || *rec.Summary.Agents[0].Tokens != want ||
+		rec.Summary.Agents[1].Tokens == nil || rec.Summary.Agents[1].Tokens.Unknown != "transcript missing" {
+		t.Fatalf("summary agents: %q, want the captured transcript's %+v, then unknown", got, want)
+	}
+	i := lineOf(t, rec, state.EventAgentDone, "verified")
+	for !strings.Contains(rec.Log[i], `"checkpoint"`) {
+		i++
+	}
+	if !strings.Contains(rec.Log[i], `"tokens":{"input":4403,"output":103,"cache_read":15403,"cache_write":13203,"responses":2}`) {
+		t.Fatalf("the stop's reads hold no tokens: %.400s", rec.Log[i])
+	}
+	r := clone(t, rec)
+	editLine(t, r, i, func(m map[string]any) {
+		m["reads"].(map[string]any)["tokens"].(map[string]any)["output"] = 1
+	})
+	rechain(t, r, i+1)
+	wantFail(t, r, i+1, "does not lead to the checkpoint the log holds (workflow differs)")
+}
+
 // The records of the end-to-end runs of the real Claude Code CLI against
 // the mock API (internal/dev/e2e: TestFlow, TestCoordinateResearchAndPlan;
 // kept with ORCH_HOOK_KEEP_RECORD=1, see testdata/README.md) verify.
@@ -259,6 +310,21 @@ func TestVerifyRealCLIRecords(t *testing.T) {
 			}
 			if rec.Outcome != "complete" || sum.Replayed == 0 {
 				t.Errorf("outcome %s, %d decisions replayed", rec.Outcome, sum.Replayed)
+			}
+			// Every agent's tokens, read from its real transcript and
+			// replayed from what its SubagentStop read.
+			for _, a := range sum.Agents {
+				if !a.Tokens.Known() || a.Tokens.Unread != "" || a.Tokens.Responses == 0 {
+					t.Errorf("agent %s (%s): tokens %+v", a.Agent, a.Work, a.Tokens)
+				}
+			}
+			if name == "record_e2e_orchestrate.json" {
+				// The requirements-analyst's one response, as TestFlow's mock
+				// scripted it.
+				want := gates.Tokens{Input: 3101, Output: 41, CacheRead: 7101, CacheWrite: 5101, Responses: 1}
+				if a := sum.Agents[0]; a.Agent != "requirements-analyst" || *a.Tokens != want {
+					t.Errorf("first agent %s: tokens %+v, want %+v", a.Agent, a.Tokens, want)
+				}
 			}
 			// Its log, cut short of the end, no longer says so.
 			rec.Log = rec.Log[:len(rec.Log)-1]

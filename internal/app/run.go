@@ -39,6 +39,11 @@ type Env struct {
 	// Budget is the time Claude Code gives this hook (hooks.json's timeout,
 	// passed as `hook --budget`); 0 means DefaultBudget.
 	Budget time.Duration
+
+	// tokens are a stopping workflow agent's token counts, which Handle
+	// reads from its transcript before the lock (tokens.go); the decision
+	// keeps them with the launch, and its reads for the replay.
+	tokens *gates.Tokens
 }
 
 // DefaultBudget is the budget of a hook run without --budget.
@@ -210,6 +215,12 @@ func Handle(env Env, in *hooks.Input) hooks.Decision {
 	}
 	if !gates.Relevant(call) {
 		return hooks.Decision{}
+	}
+	if read := time.Now(); in.HookEventName == gates.SubagentStop {
+		env.tokens = agentTokens(env, in, cp)
+		// The read's wait comes out of the lock's: the hook must answer
+		// within its budget.
+		store.Wait = max(store.Wait-time.Since(read), minLockWait)
 	}
 	switch cp.StateMachine.WorkflowConfig.Command {
 	case "orchestrate":
@@ -386,8 +397,9 @@ func decide(env Env, store *state.Store, cp *state.Checkpoint, call *gates.Call)
 			return nil, err
 		}
 		r := newReads(store.ResolvedRoot(), env.now(), env.StopCap)
+		r.Tokens = env.tokens
 		loadFiles, recorded := r.orchestrate(load, store.ReadRecorded)
-		ge := &orchestrate.Env{Root: r.Root, LoadFiles: loadFiles, Recorded: recorded, Now: r.Now, StopCap: r.StopCap, ConfigHash: r.config(func() string { return ConfigHash(store.Root) })}
+		ge := &orchestrate.Env{Root: r.Root, LoadFiles: loadFiles, Recorded: recorded, Now: r.Now, StopCap: r.StopCap, Tokens: r.Tokens, ConfigHash: r.config(func() string { return ConfigHash(store.Root) })}
 		before := maps.Clone(w.PlanHashes)
 		d := &decision{out: orchestrate.Decide(w, call, ge), reads: r, redact: w.Settings().RedactRequest}
 		d.events = func() []state.Event { return toEvents(d.out.Records, call, w) }

@@ -167,7 +167,7 @@ func coordinateReport(c *coordinate.Workflow, in ReportInput, r *Report) *CoordR
 		a := AgentRow{
 			N: n, Sub: sub, Agent: l.Agent, Job: l.Unit, State: string(l.State),
 			Background: l.Background, Status: l.Status, Result: l.Result, Output: l.Output,
-			Start: l.Started.UTC(), End: l.Ended.UTC(),
+			Start: l.Started.UTC(), End: l.Ended.UTC(), Tokens: l.Tokens,
 		}
 		if l.Status == gates.Running {
 			a.End, a.Open = r.Now, true

@@ -217,10 +217,14 @@ func Timeline(r *Report) string {
 		if a.Open {
 			end = "now (running)"
 		}
-		fmt.Fprintf(&b, "<title>%s</title>", e(fmt.Sprintf("%s. %s: %s to %s, %s, %s", a.ID(), a.Label(), r.clock(a.Start), end, Duration(a.Duration()), statusText(a))))
+		tok := ""
+		if !a.Open {
+			tok = ", tokens " + a.TokensText()
+		}
+		fmt.Fprintf(&b, "<title>%s</title>", e(fmt.Sprintf("%s. %s: %s to %s, %s, %s%s", a.ID(), a.Label(), r.clock(a.Start), end, Duration(a.Duration()), statusText(a), tok)))
 		fmt.Fprintf(&b, "<text x=\"%d\" y=\"%d\">%s</text>", labelX, y+15, e(line(label, 52)))
 		fmt.Fprintf(&b, "<rect%s x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" rx=\"2\" fill=\"%s\"/>", class, x0, y+(rowH-barH)/2, w, barH, agentColor(a.Agent))
-		fmt.Fprintf(&b, "<text class=\"dur\" x=\"%.1f\" y=\"%d\">%s</text>", x0+w+4, y+15, Duration(a.Duration()))
+		fmt.Fprintf(&b, "<text class=\"dur\" x=\"%.1f\" y=\"%d\">%s</text>", x0+w+4, y+15, e(Duration(a.Duration())+tokensSuffix(a)))
 		b.WriteString("</g>\n")
 		y += rowH
 	}

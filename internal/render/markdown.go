@@ -73,7 +73,7 @@ func Gantt(r *Report) string {
 			case a.Status != gates.Returned:
 				tag = "crit"
 			}
-			label := fmt.Sprintf("%s. %s", a.ID(), a.Label())
+			label := fmt.Sprintf("%s. %s", a.ID(), a.Label()) + tokensSuffix(a)
 			if a.Sub > 0 {
 				label = "↳ " + label // a supervisor's worker, under it
 			}
@@ -81,6 +81,15 @@ func Gantt(r *Report) string {
 		}
 	}
 	return b.String()
+}
+
+// tokensSuffix is an ended agent's known tokens for its timeline label
+// (" · 33.1k tok"), "" when not known.
+func tokensSuffix(a AgentRow) string {
+	if a.Open || !a.Tokens.Known() {
+		return ""
+	}
+	return " · " + a.TokensText() + " tok"
 }
 
 // ganttText makes s safe as a gantt task name or section: those end at '#',

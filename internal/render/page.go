@@ -8,6 +8,7 @@ import (
 	"sync"
 	texttemplate "text/template"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/gates/coordinate"
 	"github.com/orch-hook/orch-hook/gates/orchestrate"
 	"github.com/orch-hook/orch-hook/internal/shorten"
@@ -26,6 +27,10 @@ type page struct {
 	Started, Ended, Now, Wall string
 	AgentSummary              string
 	DenialsTotal              int
+	// Tokens sums what the agents that ended used ("none recorded" before
+	// one ended); TokenPhases are by phase.
+	Tokens      string
+	TokenPhases []tokenPhaseLine
 
 	Steps  []stepLine
 	Agents []agentLine
@@ -53,7 +58,7 @@ type stepLine struct{ Label, Start, End, Duration string }
 type agentLine struct {
 	N                                             int
 	Agent, Task, Job, State, Start, End, Duration string
-	Status, Result                                string
+	Status, Result, Tokens                        string
 	Color                                         htmltemplate.CSS
 	// ID is "3", or "3.2" for a supervisor's worker (Worker), whose
 	// supervisor is Parent ("3"). Output is the artifact verified for it.
@@ -62,8 +67,16 @@ type agentLine struct {
 }
 
 type phaseLine struct {
-	Label, Start, End, Duration          string
+	Label, Start, End, Duration, Tokens  string
 	FixIterations, Escalations, Launches int
+}
+
+// tokenPhaseLine is one phase's tokens: its agents counted, the four
+// counts and their total, and the agents whose tokens are unknown.
+type tokenPhaseLine struct {
+	Phase                                       string
+	Agents, Unknown                             int
+	Total, Input, Output, CacheRead, CacheWrite string
 }
 
 type denialLine struct {
@@ -84,7 +97,7 @@ func newPage(r *Report) *page {
 	p := &page{
 		r: r, Request: r.Request, Command: r.Command, State: r.State, Finished: r.Finished,
 		Started: stamp(r.Start), Ended: stamp(r.End), Now: stamp(r.Now), Wall: Duration(r.End.Sub(r.Start)),
-		AgentSummary: agentSummary(r), DenialsTotal: r.DenialsTotal,
+		AgentSummary: agentSummary(r), DenialsTotal: r.DenialsTotal, Tokens: gates.OrText(r.Tokens.Summary(), "none recorded yet (an agent's are read when it stops)"),
 		Sequential: Duration(r.Sequential), Parallel: Duration(r.Parallel), Saved: Duration(r.Saved()),
 		SavedShare: percent(r.Saved(), r.Sequential),
 		FixLimit:   ordinal(r.Limits.FixIterations), FinalFailures: r.FinalFailures, FinalFailuresAllowed: r.Limits.FinalValidationFailures,
@@ -100,7 +113,7 @@ func newPage(r *Report) *page {
 	for _, a := range r.Agents {
 		l := agentLine{
 			N: a.N, Agent: a.Agent, Job: a.Job, State: a.State, Start: r.clock(a.Start), End: r.clock(a.End),
-			Duration: Duration(a.Duration()), Status: statusText(a), Result: a.Result, Color: htmltemplate.CSS(agentColor(a.Agent)),
+			Duration: Duration(a.Duration()), Status: statusText(a), Result: a.Result, Tokens: a.TokensText(), Color: htmltemplate.CSS(agentColor(a.Agent)),
 			ID: a.ID(), Output: a.Output, Worker: a.Sub > 0,
 		}
 		if l.Worker {
@@ -115,7 +128,10 @@ func newPage(r *Report) *page {
 		p.Agents = append(p.Agents, l)
 	}
 	for _, ph := range r.Phases {
-		l := phaseLine{Label: phaseLabel(ph), FixIterations: ph.FixIterations, Escalations: ph.Escalations, Launches: ph.Launches}
+		l := phaseLine{Label: phaseLabel(ph), FixIterations: ph.FixIterations, Escalations: ph.Escalations, Launches: ph.Launches, Tokens: "-"}
+		if ph.Tokens.Known+ph.Tokens.Unknown > 0 {
+			l.Tokens = ph.Tokens.PhaseText()
+		}
 		if !ph.Start.IsZero() {
 			l.Start, l.End, l.Duration = r.clock(ph.Start), r.clock(ph.End), Duration(ph.Duration())
 			if r.phaseOpen(ph) {
@@ -126,6 +142,13 @@ func newPage(r *Report) *page {
 	}
 	for _, d := range r.Denials {
 		p.Denials = append(p.Denials, denialLine{Gate: gateName(d.Gate), Count: d.Count, Last: d.Last})
+	}
+	for _, t := range r.Tokens.Phases {
+		c := gates.CompactTokens
+		p.TokenPhases = append(p.TokenPhases, tokenPhaseLine{
+			Phase: t.Phase, Agents: t.Known, Unknown: t.Unknown, Total: c(t.Tokens.Total()),
+			Input: c(t.Tokens.Input), Output: c(t.Tokens.Output), CacheRead: c(t.Tokens.CacheRead), CacheWrite: c(t.Tokens.CacheWrite),
+		})
 	}
 	for _, f := range r.ProjectFiles {
 		p.ProjectFiles = append(p.ProjectFiles, fileLine{Path: f.Path, Tasks: tasks(f.Tasks), Implemented: tasks(f.Implemented), Exists: existsText(f)})

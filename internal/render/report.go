@@ -61,6 +61,9 @@ type Report struct {
 	Steps  []Span
 	Phases []PhaseRow
 	Agents []AgentRow
+	// Tokens are what the agents that ended used, in total and by phase
+	// (the workflow's TokenUse), read from their transcripts.
+	Tokens gates.TokenUse
 
 	// Sequential is the sum of the agents' durations; Parallel the wall time
 	// covered by at least one agent (the union of their intervals). Only
@@ -111,6 +114,9 @@ type PhaseRow struct {
 	FixIterations int
 	Escalations   int
 	Launches      int
+	// Tokens are the phase's agents' (those of its implementation loop
+	// that ended).
+	Tokens gates.PhaseTokens
 }
 
 // phaseOpen reports whether p is the phase being worked on in a running
@@ -140,6 +146,20 @@ type AgentRow struct {
 	Output     string // coordinate: the artifact verified for it
 	Start, End time.Time
 	Open       bool // still running: End is Now
+	// Tokens are what the agent used (nil: none recorded).
+	Tokens *gates.Tokens
+}
+
+// TokensText is the agent's tokens for a table cell: "33.1k", "unknown
+// (transcript missing)", "-" while it runs or when none were recorded.
+func (a AgentRow) TokensText() string {
+	if a.Open {
+		return "-"
+	}
+	if a.Tokens == nil {
+		return "unknown"
+	}
+	return a.Tokens.Short()
 }
 
 // ID numbers the launch as the report shows it: "3", or "3.2" for the
@@ -220,9 +240,11 @@ func BuildReport(in ReportInput) *Report {
 	r.Steps = steps(in.Events, r)
 	if w != nil {
 		r.Agents = agents(w, r.Now)
+		r.Tokens = w.TokenUse()
 	}
 	if in.Coordinate != nil {
 		r.Coordinate = coordinateReport(in.Coordinate, in, r)
+		r.Tokens = in.Coordinate.TokenUse()
 	}
 	r.Sequential, r.Parallel = parallelism(topLevel(r.Agents))
 	r.Phases = phases(w, r.Steps, r.Agents)
@@ -316,7 +338,7 @@ func agents(w *orchestrate.Workflow, now time.Time) []AgentRow {
 		a := AgentRow{
 			N: i + 1, Agent: l.Agent, Job: l.Job, Task: l.Task, Phase: l.Phase, State: string(l.State),
 			Background: l.Background, Status: l.Status, Result: l.Result,
-			Start: l.Started.UTC(), End: l.Ended.UTC(),
+			Start: l.Started.UTC(), End: l.Ended.UTC(), Tokens: l.Tokens,
 		}
 		if l.Status == gates.Running {
 			a.End, a.Open = now, true
@@ -406,7 +428,11 @@ func phases(w *orchestrate.Workflow, spans []Span, rows []AgentRow) []PhaseRow {
 	}
 	for _, a := range rows {
 		if a.Phase != 0 && phaseSteps[a.State] {
-			get(a.Phase).Launches++
+			p := get(a.Phase)
+			p.Launches++
+			if !a.Open {
+				p.Tokens.Count(a.Tokens)
+			}
 		}
 	}
 	sort.Ints(order)

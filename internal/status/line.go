@@ -73,6 +73,9 @@ func orchestrateLine(w *orchestrate.Workflow) (parts []string, turn string) {
 	if n := len(w.InFlight()); n > 0 {
 		parts = append(parts, gates.Plural(n, "agent")+" running")
 	}
+	if t := lineTokens(w.TokenUse()); t != "" {
+		parts = append(parts, t)
+	}
 	switch {
 	case w.Current == orchestrate.Escalated && w.Escalation != nil && w.Escalation.Kind == orchestrate.EscalationAgent:
 		turn = "/orch-hook:resolve " + strings.TrimSuffix(strings.TrimPrefix(w.Next(nil), "wait for the user: /orch-hook:resolve "), " (see .orchestrator/ESCALATION.md)")
@@ -103,10 +106,27 @@ func coordinateLine(c *coordinate.Workflow) (parts []string, turn string) {
 	if running > 0 {
 		parts = append(parts, gates.Plural(running, "agent")+" running")
 	}
+	if t := lineTokens(c.TokenUse()); t != "" {
+		parts = append(parts, t)
+	}
 	if c.Escalation != nil {
 		turn = strings.TrimSuffix(strings.TrimPrefix(c.Next(), "wait for the user: "), " (see "+coordinate.EscalationFile+")")
 	}
 	return parts, turn
+}
+
+// lineTokens is the tokens the agents that ended used, for the status
+// line: "41.2k tok", "≥41.2k tok" when some agent's count is unknown or
+// partial; "" before any agent's is known.
+func lineTokens(u gates.TokenUse) string {
+	if u.Known == 0 {
+		return ""
+	}
+	at := ""
+	if u.Unknown > 0 || u.Partial > 0 {
+		at = "≥"
+	}
+	return at + gates.CompactTokens(u.Total.Total()) + " tok"
 }
 
 // PanelTask is one row of Claude Code's agent panel, as its

@@ -39,7 +39,10 @@ type Report struct {
 	Plan     *PlanInfo     `json:"plan,omitempty"`
 	Counters []Counter     `json:"counters,omitempty"`
 	Agents   *AgentsInfo   `json:"agents,omitempty"`
-	Next     string        `json:"next,omitempty"`
+	// Tokens: what the agents that ended used, read from their
+	// transcripts (informational: nothing is gated on them).
+	Tokens *TokensInfo `json:"tokens,omitempty"`
+	Next   string      `json:"next,omitempty"`
 	// Permissions: each workflow agent's launch and Stop, allowed or not.
 	Permissions []orchestrate.Permission `json:"permissions,omitempty"`
 	Recent      *RecentInfo              `json:"recent,omitempty"`
@@ -176,6 +179,27 @@ type AgentInfo struct {
 	Seconds    int64     `json:"seconds"`
 }
 
+// TokensInfo is what the agents used, as their transcripts said at their
+// SubagentStop: in total, by phase, and for each agent that ended.
+type TokensInfo struct {
+	gates.TokenUse
+	Agents []AgentTokens `json:"agents"`
+}
+
+// AgentTokens is one ended launch's tokens (null: none recorded).
+type AgentTokens struct {
+	Agent     string        `json:"agent"`
+	Job       string        `json:"job"`
+	Task      int           `json:"task,omitempty"`
+	State     string        `json:"state"`
+	Phase     string        `json:"phase"`
+	ToolUseID string        `json:"tool_use_id"`
+	AgentID   string        `json:"agent_id,omitempty"`
+	Status    string        `json:"status"`
+	Seconds   int64         `json:"seconds"`
+	Tokens    *gates.Tokens `json:"tokens"`
+}
+
 // RecentInfo is the last denials and transitions, newest last.
 type RecentInfo struct {
 	Denials     []state.Event `json:"denials"`
@@ -279,6 +303,12 @@ func Build(store *state.Store, now time.Time) (*Report, error) {
 			r.Agents.Stale = append(r.Agents.Stale, a)
 		}
 	}
+	r.Tokens = tokensInfo(w.TokenUse())
+	for _, l := range w.Launches {
+		if l.Status != gates.Running {
+			r.Tokens.Agents = append(r.Tokens.Agents, AgentTokens{Agent: l.Agent, Job: l.Job, Task: l.Task, State: string(l.State), Phase: l.TokenPhase(), ToolUseID: l.ToolUseID, AgentID: l.AgentID, Status: l.Status, Seconds: seconds(l.Started, l.Ended), Tokens: l.Tokens})
+		}
+	}
 	r.Permissions = w.Permissions(env)
 	r.Escalation = w.Escalation
 	r.KnownIssues = w.KnownIssues
@@ -321,6 +351,7 @@ func coordinateInfo(r *Report, c *coordinate.Workflow, now time.Time) {
 		{"consecutive Stop blocks", c.StopBlocks, gates.DefaultStopCap},
 	}
 	r.Agents = &AgentsInfo{InFlight: []AgentInfo{}, Stale: []AgentInfo{}}
+	r.Tokens = tokensInfo(c.TokenUse())
 	for _, l := range c.Launches {
 		job := l.Unit
 		if l.Parent != "" {
@@ -330,11 +361,32 @@ func coordinateInfo(r *Report, c *coordinate.Workflow, now time.Time) {
 		switch l.Status {
 		case gates.Running:
 			r.Agents.InFlight = append(r.Agents.InFlight, a)
+			continue
 		case gates.Stale:
 			a.Seconds = int64(l.Ended.Sub(l.Started).Seconds())
 			r.Agents.Stale = append(r.Agents.Stale, a)
 		}
+		r.Tokens.Agents = append(r.Tokens.Agents, AgentTokens{Agent: l.Agent, Job: job, State: string(l.State), Phase: string(l.State), ToolUseID: l.ToolUseID, AgentID: l.AgentID, Status: l.Status, Seconds: seconds(l.Started, l.Ended), Tokens: l.Tokens})
 	}
+}
+
+// tokensInfo is u with its lists empty rather than null, for --json.
+func tokensInfo(u gates.TokenUse) *TokensInfo {
+	if u.Why == nil {
+		u.Why = []gates.UnknownCount{}
+	}
+	if u.Phases == nil {
+		u.Phases = []gates.PhaseTokens{}
+	}
+	return &TokensInfo{TokenUse: u, Agents: []AgentTokens{}}
+}
+
+// seconds is how long a launch ran (0 when its end is unknown).
+func seconds(start, end time.Time) int64 {
+	if end.IsZero() || end.Before(start) {
+		return 0
+	}
+	return int64(end.Sub(start).Seconds())
 }
 
 func recent(events []state.Event) *RecentInfo {

@@ -195,6 +195,7 @@ func Text(w io.Writer, r *Report, color bool) {
 			fmt.Fprintf(w, "  %s %s%s (%s): launched, never completed\n", s.yellow("stale:"), l.Agent, taskSuffix(l.Task), l.ToolUseID)
 		}
 	}
+	writeTokens(w, r, s)
 
 	if len(r.Permissions) > 0 && wf.State != "complete" && wf.State != "aborted" {
 		var allowed, forbidden []string
@@ -326,6 +327,44 @@ func writeCoordinate(w io.Writer, r *Report, c *CoordinateInfo, s style) {
 		for _, l := range a.Stale {
 			fmt.Fprintf(w, "  %s %s (%s): launched, never ran or returned\n", s.yellow("stale:"), l.Agent, l.ToolUseID)
 		}
+	}
+	writeTokens(w, r, s)
+}
+
+// tokenRows is how many ended agents status lists with their tokens, the
+// latest (the report lists them all).
+const tokenRows = 12
+
+// writeTokens draws what the agents that ended used: in total, by phase,
+// and the latest agents one a line.
+func writeTokens(w io.Writer, r *Report, s style) {
+	t := r.Tokens
+	if t == nil || len(t.Agents) == 0 {
+		return
+	}
+	if t.Known == 0 {
+		fmt.Fprintf(w, "Tokens: %s\n", s.yellow(t.UnknownText()))
+	} else {
+		fmt.Fprintf(w, "Tokens: %s\n", t.Summary())
+	}
+	if len(t.Phases) > 0 {
+		var parts []string
+		for _, p := range t.Phases {
+			parts = append(parts, p.Phase+" "+p.PhaseText())
+		}
+		fmt.Fprintf(w, "  by phase: %s\n", strings.Join(parts, " · "))
+	}
+	rows := t.Agents
+	if len(rows) > tokenRows {
+		fmt.Fprintf(w, "  %s\n", s.dim(fmt.Sprintf("(%d earlier agents: `orch-hook report` lists them all)", len(rows)-tokenRows)))
+		rows = rows[len(rows)-tokenRows:]
+	}
+	for _, a := range rows {
+		tok := a.Tokens.Short()
+		if !a.Tokens.Known() {
+			tok = s.yellow(tok)
+		}
+		fmt.Fprintf(w, "  %-26s %-24s %-9s %6s  %s\n", shorten.Runes(a.Agent+taskSuffix(a.Task), 26), shorten.Runes(shorten.OneLine(a.Job), 24), a.State, Duration(time.Duration(a.Seconds)*time.Second), tok)
 	}
 }
 

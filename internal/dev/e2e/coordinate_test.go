@@ -69,6 +69,9 @@ func TestCoordinateResearchAndPlan(t *testing.T) {
 	if string(completed) != `["initialize","research","plan"]` {
 		c.errorf("completed_states %s, want [initialize research plan]", completed)
 	}
+	// Every agent's tokens, the supervisor's workers' (nested agents) too,
+	// read from its own transcript: as many responses as it made.
+	checkTokens(&c, run, st, nil)
 
 	// The agent ids the client gave each conversation (its requests'
 	// x-claude-code-agent-id header).

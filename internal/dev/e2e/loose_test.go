@@ -215,6 +215,9 @@ func TestLooseModel(t *testing.T) {
 			c.errorf("hook health warnings: %v", rest.Health.Warnings)
 		}
 	}
+	// Every agent's tokens read whole, the nudged quality gate's with the
+	// response that answered the nudge (its second stop's transcript).
+	checkTokens(&c, run, st, nil)
 	if len(run.Mock.Overflows()) > 0 {
 		c.errorf("a conversation ran out of turns: %v", run.Mock.Overflows())
 	}

@@ -225,6 +225,15 @@ func TestFlow(t *testing.T) {
 	if string(completed) != `["0a","2","3","4a","4b","4c","5a","6"]` {
 		c.errorf("completed_states %s", completed)
 	}
+	// Each agent's tokens, read from its transcript at its SubagentStop:
+	// the scenario's scripted usage summed, the task-planner's second
+	// response (two content blocks, two transcript records) once.
+	checkTokens(&c, run, st, map[string]tokenCounts{
+		"ra": {Input: 3101, Output: 41, CacheWrite: 5101, CacheRead: 7101, Responses: 1},
+		"tp": {Input: 3201 + 3202 + 3203, Output: 42 + 43 + 44, CacheWrite: 5201 + 5202 + 5203, CacheRead: 7201 + 7202 + 7203, Responses: 3},
+		"i1": {Input: 3301 + 3302, Output: 45 + 46, CacheWrite: 5301 + 5302, CacheRead: 7301 + 7302, Responses: 2},
+		"i2": {Input: 3401 + 3402, Output: 47 + 48, CacheWrite: 5401 + 5402, CacheRead: 7401 + 7402, Responses: 2},
+	})
 	verifyRecords(t, &c, plugin, project, "record_e2e_orchestrate.json")
 	for _, f := range []string{"src/greet.txt", "src/greet_test.txt"} {
 		if _, err := os.Stat(filepath.Join(project, f)); err != nil {

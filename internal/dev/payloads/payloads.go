@@ -19,7 +19,10 @@ const Dir = "cmd/orch-hook/testdata/payloads"
 // Build loads dir/TEMPLATE.json, replaces /home/user/project with project,
 // sets session_id (unless session is empty) and applies the overrides:
 // "path=value" (a dotted path into the JSON; "\n" in the value is a
-// newline, $WORK the project), "path:=json", and "-path" to delete.
+// newline, $WORK the project), "path:=json", and "-path" to delete. A
+// SubagentStop's agent_transcript_path follows its agent_id, as Claude
+// Code names it (transcript_path without .jsonl, then
+// /subagents/agent-<agent_id>.jsonl), unless an override sets it.
 func Build(dir, template, project, session string, overrides ...string) ([]byte, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, template+".json"))
 	if err != nil {
@@ -33,7 +36,9 @@ func Build(dir, template, project, session string, overrides ...string) ([]byte,
 	if session != "" {
 		p["session_id"] = session
 	}
+	transcriptSet := false
 	for _, a := range overrides {
+		transcriptSet = transcriptSet || strings.HasPrefix(strings.TrimPrefix(a, "-"), "agent_transcript_path")
 		switch {
 		case strings.HasPrefix(a, "-"):
 			deletePath(p, strings.TrimPrefix(a, "-"))
@@ -52,6 +57,10 @@ func Build(dir, template, project, session string, overrides ...string) ([]byte,
 		default:
 			return nil, fmt.Errorf("bad override %q", a)
 		}
+	}
+	main, _ := p["transcript_path"].(string)
+	if id, ok := p["agent_id"].(string); ok && !transcriptSet && main != "" && p["agent_transcript_path"] != nil {
+		p["agent_transcript_path"] = strings.TrimSuffix(main, ".jsonl") + "/subagents/agent-" + id + ".jsonl"
 	}
 	return json.Marshal(p)
 }

@@ -375,9 +375,17 @@ func (h *harness) benchCompletion() (command, command, error) {
 	if err != nil {
 		return command{}, command{}, err
 	}
+	// The agent's transcript, read for its tokens: the real CLI's (two
+	// responses, 30 KB), its last response the report this stop names, so
+	// the read does not wait for it.
+	transcript, err := h.agentTranscript(p, "a-i1", "Parser done.\\nIMPLEMENTATION STATUS: COMPLETE")
+	if err != nil {
+		return command{}, command{}, err
+	}
 	cmd, err := h.hookCall("hook-4a-complete", p, "subagent-stop",
 		"agent_id=a-i1", "agent_type=orch-hook:code-implementer",
 		"last_assistant_message=Parser done.\\nIMPLEMENTATION STATUS: COMPLETE",
+		"agent_transcript_path="+transcript,
 		`background_tasks:=[{"id":"a-i1","type":"subagent","status":"running","description":"Implement feature X","agent_type":"orch-hook:code-implementer"}]`)
 	cmd.before = restore
 	cmd.check = func(out []byte) error {
@@ -391,6 +399,9 @@ func (h *harness) benchCompletion() (command, command, error) {
 		if st.state() != "4a" || st.serial() != linked.serial()+1 || len(st.inFlight()) != 0 || st.taskStatus(1) != "complete" {
 			return fmt.Errorf("want one state change completing Task 01 (serial %d) at 4a, got orch-hook status --json:\n%s", linked.serial()+1, st.raw)
 		}
+		if !strings.Contains(st.raw, `"agents_known": 1,`) {
+			return fmt.Errorf("want Task 01's tokens read from its transcript, got orch-hook status --json:\n%s", st.raw)
+		}
 		// The checkpoint line it kept is delivered at the notification.
 		notified, err := h.step(p, "notification", "prompt=<task-notification>\\n<task-id>a-i1</task-id>\\n<tool-use-id>t-i1</tool-use-id>\\n<status>completed</status>\\n<result>Parser done.\\nIMPLEMENTATION STATUS: COMPLETE</result>\\n</task-notification>")
 		if err != nil {
@@ -402,6 +413,23 @@ func (h *harness) benchCompletion() (command, command, error) {
 		return nil
 	}
 	return cmd, h.floorTrivialCmd(), err
+}
+
+// agentTranscript writes the captured transcript of a real CLI's agent
+// (internal/transcript/testdata) where Claude Code keeps agent id's, under
+// the project, with its last response's text made report (as a JSON
+// string's contents); it returns its path.
+func (h *harness) agentTranscript(project, id, report string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(h.module, "internal", "transcript", "testdata", "subagent-transcript.jsonl"))
+	if err != nil {
+		return "", err
+	}
+	data = bytes.Replace(data, []byte(`"text":"WORKER REPORT: echo ran."`), []byte(`"text":"`+report+`"`), 1)
+	path := filepath.Join(project, "transcripts", benchSession, "subagents", "agent-"+id+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, data, 0o644)
 }
 
 // bench4aBash is scenario b: at 4a, a PreToolUse(Bash `ls`), relevant to
