@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/render"
 	"github.com/orch-hook/orch-hook/state"
@@ -91,7 +92,7 @@ func statsText(r *statsReport) string {
 
 	b.WriteString("\nBy pattern (averages over the runs not aborted):\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "pattern\truns\taborted\tduration\tagents\tdebug retries\tcontext reduction\ttime savings")
+	fmt.Fprintln(tw, "pattern\truns\taborted\tduration\tagents\tdebug retries\tcontext reduction\ttime savings\ttokens")
 	for _, p := range s.Patterns {
 		label := p.Kind
 		if p.Scope != "" {
@@ -108,7 +109,14 @@ func statsText(r *statsReport) string {
 		if p.AvgDebugRetries != nil {
 			retries = fmt.Sprintf("%.1f", *p.AvgDebugRetries)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", label, p.Runs, p.Aborted, dur, agents, retries, measured(p.ContextReduction), measured(p.TimeSavings))
+		tokens := "-"
+		if t := p.Tokens; t != nil {
+			tokens = gates.CompactTokens(t.Avg) + fmt.Sprintf(" (%d)", t.Runs)
+			if t.Partial > 0 {
+				tokens = "≥" + tokens
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", label, p.Runs, p.Aborted, dur, agents, retries, measured(p.ContextReduction), measured(p.TimeSavings), tokens)
 	}
 	tw.Flush()
 	if len(s.FixIterations) > 0 {

@@ -47,7 +47,19 @@ type PatternStats struct {
 	// ContextReduction and TimeSavings average the runs that measured one.
 	ContextReduction *MeasuredStats `json:"context_reduction"`
 	TimeSavings      *MeasuredStats `json:"time_savings"`
-	Outcomes         map[string]int `json:"outcomes"`
+	// Tokens averages the tokens the agents used over the runs that read
+	// any agent's (a lower bound where some were unknown: TokensUnknown
+	// counts those runs).
+	Tokens   *TokenStats    `json:"tokens"`
+	Outcomes map[string]int `json:"outcomes"`
+}
+
+// TokenStats averages the tokens of the runs that measured them.
+type TokenStats struct {
+	Runs int   `json:"runs"`
+	Avg  int64 `json:"avg"`
+	// Partial is how many of those runs had agents whose tokens are unknown.
+	Partial int `json:"partial"`
 }
 
 // MeasuredStats averages a percentage over the runs that measured it.
@@ -76,6 +88,8 @@ func SummarizeMetrics(log *state.MetricsLog) *Stats {
 		agents, retries       int
 		reductions, savings   float64
 		nReductions, nSavings int
+		tokens                int64
+		nTokens, partial      int
 		coordinate            bool
 	}
 	groups := map[[3]string]*acc{}
@@ -118,6 +132,13 @@ func SummarizeMetrics(log *state.MetricsLog) *Stats {
 			g.nSavings++
 			g.savings += float64(s.Percent)
 		}
+		if m.Tokens != nil {
+			g.nTokens++
+			g.tokens += *m.Tokens
+			if m.TokensUnknown > 0 {
+				g.partial++
+			}
+		}
 		if m.Phases != nil && m.FixIterations != nil {
 			p := phases[*m.Phases]
 			if p == nil {
@@ -147,6 +168,9 @@ func SummarizeMetrics(log *state.MetricsLog) *Stats {
 		}
 		if g.nSavings > 0 {
 			ps.TimeSavings = &MeasuredStats{Runs: g.nSavings, AvgPercent: tenths(g.savings / float64(g.nSavings))}
+		}
+		if g.nTokens > 0 {
+			ps.Tokens = &TokenStats{Runs: g.nTokens, Avg: int64(math.Round(float64(g.tokens) / float64(g.nTokens))), Partial: g.partial}
 		}
 		st.Patterns = append(st.Patterns, ps)
 	}
@@ -184,5 +208,13 @@ func plausible(m *MetricsLine) bool {
 	if r := m.ContextReduction; r != nil && !(math.Abs(r.Percent) <= maxPercent) {
 		return false
 	}
+	// Tokens sum without overflow over any number of lines.
+	if t := m.Tokens; t != nil && (*t < 0 || *t > maxTokens) {
+		return false
+	}
 	return true
 }
+
+// maxTokens bounds one line's tokens (a thousand times what any session
+// spends; a sum of 9,000 such lines fits an int64).
+const maxTokens = 1e15
