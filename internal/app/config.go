@@ -412,7 +412,13 @@ func isLink(root string) bool {
 // "unreadable" when it cannot be read, "a symbolic link" for one (each a
 // change all the same).
 func ConfigHash(root string) string {
-	if isLink(root) {
+	// One lstat answers the common cases (no file, a link) without
+	// resolving the path: this runs for every logged decision.
+	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(gates.ConfigFile)))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ""
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		return "a symbolic link"
 	}
 	b, err := state.ReadProjectFile(root, gates.ConfigFile, maxConfigBytes)
