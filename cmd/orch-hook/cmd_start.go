@@ -85,7 +85,7 @@ func startCommand(e *env) *cli.Command {
 					return err
 				}
 				r.Text = app.CoordStartContext(co) + "\n"
-				if notice := app.ConfigNotice(co.Config); notice != "" {
+				if notice := app.StartNotice(store.Root, e.getenv("HOME"), co.Config); notice != "" {
 					r.Text += notice + "\n"
 				}
 				r.Next = gates.TeamAgents(co.Settings().Agents).Text(co.Next())
@@ -98,7 +98,7 @@ func startCommand(e *env) *cli.Command {
 				}
 				r.Next = gates.TeamAgents(w.Settings().Agents).Text(w.Next(nil))
 				r.Text = fmt.Sprintf("Started the orchestrate workflow in %s (step 0a).\nNext: %s.\n", store.Root, r.Next)
-				if notice := app.ConfigNotice(w.Config); notice != "" {
+				if notice := app.StartNotice(store.Root, e.getenv("HOME"), w.Config); notice != "" {
 					r.Text += notice + "\n"
 				}
 			}

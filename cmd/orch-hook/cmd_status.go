@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/install"
 	"github.com/orch-hook/orch-hook/internal/status"
 )
@@ -38,6 +39,7 @@ func statusCommand(e *env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			r.ApplyStopCapEnv(app.EnvFrom(e.getenv, nil).StopCap)
 			p := install.CheckProtection(store.Root, e.getenv, nil)
 			r.Protection = &p
 			if c.Bool("json") {

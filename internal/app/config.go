@@ -23,6 +23,7 @@ import (
 	"github.com/orch-hook/orch-hook/gates/orchestrate"
 	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
+	"github.com/orch-hook/orch-hook/templates"
 )
 
 // The team's configuration file, .orchestrator/config.json (README, "Team
@@ -455,6 +456,26 @@ func ConfigNotice(c *gates.ConfigSnapshot) string {
 		b.WriteString(" It is not the team's committed configuration: check that you meant it.")
 	}
 	return b.String()
+}
+
+// StartNotice is ConfigNotice, then what the mapped agents' definitions
+// lack (CheckAgents; home is the user's home directory): the workflow
+// starts all the same, since a definition may be added before the first
+// launch, but you are told at once instead of at the first refused report.
+func StartNotice(root, home string, c *gates.ConfigSnapshot) string {
+	notice := ConfigNotice(c)
+	if c == nil || len(c.Settings.Agents) == 0 {
+		return notice
+	}
+	for _, a := range CheckAgents(root, home, c.Settings, func(role string) ([]string, error) {
+		lines, _, err := templates.PromisedLines(role)
+		return lines, err
+	}) {
+		if a.Problem != "" {
+			notice += "\norch-hook: agents." + a.Role + ": " + a.Problem + " (`orch-hook config --check` checks it)."
+		}
+	}
+	return notice
 }
 
 // teamContext tells the orchestrator, at the start, what the team's

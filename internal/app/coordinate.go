@@ -273,7 +273,7 @@ func startCoordFromPrompt(env Env, store *state.Store, call *gates.Call, descrip
 		}
 		return hooks.Decision{Block: true, Reason: reason}
 	}
-	return hooks.Decision{Context: CoordStartContext(c), Message: ConfigNotice(c.Config)}
+	return hooks.Decision{Context: CoordStartContext(c), Message: StartNotice(store.Root, env.getenv()("HOME"), c.Config)}
 }
 
 // CoordStartContext is what the orchestrator is told when a coordinate

@@ -244,7 +244,7 @@ func startOrchestrate(env Env, store *state.Store, o gates.Outcome, call *gates.
 	team := gates.TeamAgents(w.Settings().Agents)
 	return hooks.Decision{
 		Context: fmt.Sprintf("orch-hook: workflow started (step 0a). Request: %q. Next: %s. Every step is checked by hooks; `orch-hook status` shows where it stands.%s", shorten.Bytes(shorten.OneLine(o.Start), 200, "..."), team.Text(w.Next(nil)), teamContext(w.Settings())),
-		Message: ConfigNotice(w.Config),
+		Message: StartNotice(store.Root, env.getenv()("HOME"), w.Config),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,6 +72,26 @@ type ConfigInfo struct {
 	// Changed: the file differs now from what the workflow started with
 	// (the change applies to the next workflow).
 	Changed bool `json:"changed"`
+}
+
+// ApplyStopCapEnv shows $ORCH_HOOK_STOP_CAP (n > 0), which the hooks apply
+// over the configuration's stop cap, where the report shows the cap.
+func (r *Report) ApplyStopCapEnv(n int) {
+	if n <= 0 {
+		return
+	}
+	for i := range r.Counters {
+		if r.Counters[i].Name == "consecutive Stop blocks" {
+			r.Counters[i].Limit = n
+		}
+	}
+	if r.Config != nil {
+		for i := range r.Config.Values {
+			if r.Config.Values[i].Key == "limits.stop_cap" {
+				r.Config.Values[i].Value, r.Config.Values[i].Source = strconv.Itoa(n), "$ORCH_HOOK_STOP_CAP"
+			}
+		}
+	}
 }
 
 func configInfo(root string, c *gates.ConfigSnapshot) *ConfigInfo {
@@ -348,7 +369,7 @@ func coordinateInfo(r *Report, c *coordinate.Workflow, now time.Time) {
 	r.Counters = []Counter{
 		{"research reports", len(c.Reports), c.Topics},
 		{"debug retries", c.Retries, coordinate.MaxDebugRetries},
-		{"consecutive Stop blocks", c.StopBlocks, gates.DefaultStopCap},
+		{"consecutive Stop blocks", c.StopBlocks, c.Settings().Limits.StopCap},
 	}
 	r.Agents = &AgentsInfo{InFlight: []AgentInfo{}, Stale: []AgentInfo{}}
 	r.Tokens = tokensInfo(c.TokenUse())
