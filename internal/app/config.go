@@ -69,8 +69,11 @@ var reAgentName = gates.LazyRegexp(`^[A-Za-z0-9][A-Za-z0-9_.-]*(:[A-Za-z0-9][A-Z
 
 const maxAgentName = 128
 
-// builtinAgents are Claude Code's own agents: a role is never one of them.
-var builtinAgents = map[string]bool{"general-purpose": true, "Explore": true, "Plan": true, "statusline-setup": true}
+// builtinAgents are Claude Code's own agents (lower case): a role is never
+// one of them.
+var builtinAgents = map[string]bool{"general-purpose": true, "explore": true, "plan": true, "statusline-setup": true}
+
+func builtinFolded(fold string) bool { return builtinAgents[fold] }
 
 // ParseConfig reads a configuration file's content: unknown keys, keys
 // given twice and bad values are refused with their line.
@@ -331,21 +334,24 @@ func (p *configParser) agents(s *gates.Settings) error {
 				return err
 			}
 			off := p.dec.InputOffset()
+			// Names are compared without case: two that differ only by it
+			// could be read as one.
+			fold := strings.ToLower(agent)
 			switch {
 			case len(agent) > maxAgentName || !reAgentName.MatchString(agent):
 				return p.fail(off, fmt.Sprintf("agents.%s: %q is not an agent name (letters, digits, '-', '_', '.'; a plugin's agent as plugin:name)", role, agent))
-			case agent == role:
+			case fold == role:
 				return p.fail(off, fmt.Sprintf("agents.%s maps the role to itself: remove the line", role))
-			case slices.Contains(roles, strings.TrimPrefix(agent, gates.PluginPrefix)):
+			case slices.Contains(roles, strings.TrimPrefix(fold, gates.PluginPrefix)):
 				return p.fail(off, fmt.Sprintf("agents.%s: %q is another role of the workflows, so a launch of it could be read two ways", role, agent))
-			case strings.HasPrefix(agent, gates.PluginPrefix):
+			case strings.HasPrefix(fold, gates.PluginPrefix):
 				return p.fail(off, fmt.Sprintf("agents.%s: %q is in orch-hook's own namespace; name the team's agent", role, agent))
-			case builtinAgents[agent]:
+			case builtinFolded(fold):
 				return p.fail(off, fmt.Sprintf("agents.%s: %q is Claude Code's own agent, which does not end with the role's result lines", role, agent))
-			case byAgent[agent] != "":
-				return p.fail(off, fmt.Sprintf("agents.%s: %q already plays %s; one agent plays one role, so its launches read one way", role, agent, byAgent[agent]))
+			case byAgent[fold] != "":
+				return p.fail(off, fmt.Sprintf("agents.%s: %q already plays %s; one agent plays one role, so its launches read one way", role, agent, byAgent[fold]))
 			}
-			byAgent[agent] = role
+			byAgent[fold] = role
 			if s.Agents == nil {
 				s.Agents = map[string]string{}
 			}
@@ -368,17 +374,18 @@ func ValidateSettings(s gates.Settings) error {
 	byAgent := map[string]string{}
 	for _, role := range sortedKeys(s.Agents) {
 		agent := s.Agents[role]
+		fold := strings.ToLower(agent)
 		switch {
 		case !slices.Contains(roles, role):
 			return fmt.Errorf("agents: %q is no role", role)
 		case len(agent) > maxAgentName || !reAgentName.MatchString(agent):
 			return fmt.Errorf("agents.%s: %q is not an agent name", role, agent)
-		case slices.Contains(roles, strings.TrimPrefix(agent, gates.PluginPrefix)), strings.HasPrefix(agent, gates.PluginPrefix), builtinAgents[agent]:
+		case slices.Contains(roles, strings.TrimPrefix(fold, gates.PluginPrefix)), strings.HasPrefix(fold, gates.PluginPrefix), builtinFolded(fold):
 			return fmt.Errorf("agents.%s: %q is a role's, orch-hook's or Claude Code's own agent", role, agent)
-		case byAgent[agent] != "":
-			return fmt.Errorf("agents.%s: %q already plays %s", role, agent, byAgent[agent])
+		case byAgent[fold] != "":
+			return fmt.Errorf("agents.%s: %q already plays %s", role, agent, byAgent[fold])
 		}
-		byAgent[agent] = role
+		byAgent[fold] = role
 	}
 	return nil
 }
@@ -518,8 +525,9 @@ type AgentCheck struct {
 	Unchecked string `json:"unchecked,omitempty"`
 }
 
-// maxAgentFiles bounds the agent definitions read to find one by name.
-const maxAgentFiles = 512
+// maxAgentFiles bounds the entries (files and directories) walked to find
+// an agent's definition by name.
+const maxAgentFiles = 4096
 
 // CheckAgents reads each mapped agent's definition (the project's
 // .claude/agents, then the user's ~/.claude/agents) and says whether it
@@ -593,11 +601,13 @@ func findAgent(root, home, name string) (string, []byte) {
 			if err != nil || file != "" {
 				return filepath.SkipDir
 			}
-			if e.IsDir() || !strings.HasSuffix(p, ".md") || !e.Type().IsRegular() {
-				return nil
-			}
+			// Every entry counts, directories and other files too: the
+			// walk is bounded whatever the tree holds.
 			if seen++; seen > maxAgentFiles {
 				return filepath.SkipAll
+			}
+			if e.IsDir() || !strings.HasSuffix(p, ".md") || !e.Type().IsRegular() {
+				return nil
 			}
 			b, err := readAgentFile(p)
 			if err != nil {
