@@ -205,12 +205,27 @@ func Apply(root string, changes []Change) error {
 				return err
 			}
 		}
-		tmp := full + ".orch-hook-tmp"
-		if err := os.WriteFile(tmp, c.New, 0o644); err != nil {
+		// A fresh temporary file (O_EXCL, a random name): a fixed name
+		// planted as a symlink would be followed, and the write land
+		// wherever it points (the hooks that call this run unsandboxed).
+		f, err := os.CreateTemp(filepath.Dir(full), filepath.Base(full)+".orch-hook-tmp-*")
+		if err != nil {
 			return err
 		}
-		if err := os.Rename(tmp, full); err != nil {
-			return err
+		tmp := f.Name()
+		_, werr := f.Write(c.New)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Chmod(tmp, 0o644)
+		}
+		if werr == nil {
+			werr = os.Rename(tmp, full)
+		}
+		if werr != nil {
+			os.Remove(tmp)
+			return werr
 		}
 	}
 	return nil
