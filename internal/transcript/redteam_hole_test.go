@@ -13,13 +13,14 @@ import (
 // sandbox) makes the SubagentStop hook read it for far longer than the
 // README's "for at most a second", past the hook's 14 s budget.
 
-// TestRedTeamHoleTranscriptTextBlocksQuadratic: summer.last joins every
+// TestRedTeamTranscriptTextBlocksFixed (a hole, fixed on wt-red2: lastText
+// is now cut only at twice its bound): summer.last joined every
 // text block of the last response into lastText and trims it to its last
 // 64 KiB after each block, so once it is 64 KiB long each further block
 // copies 64 KiB: one 4 MiB line (half of MaxLine) of empty text blocks
 // ({"type":"text"}, 16 bytes each) costs 260k × 64 KiB ≈ 17 GB of copying
 // (4.5 s measured); the 16 lines of 8 MiB that fit in MaxBytes, minutes.
-func TestRedTeamHoleTranscriptTextBlocksQuadratic(t *testing.T) {
+func TestRedTeamTranscriptTextBlocksFixed(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString(`{"type":"assistant","message":{"id":"m1","stop_reason":"tool_use","usage":{"input_tokens":1},"content":[{"type":"text","text":"`)
 	b.WriteString(strings.Repeat("x", maxLastText+1))

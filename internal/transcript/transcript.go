@@ -311,7 +311,11 @@ type summer struct {
 	unread    int
 	capped    bool
 	// The last response: its key, stop reason and text.
-	lastKey, lastStop, lastText string
+	lastKey, lastStop string
+	// lastText is kept up to twice maxLastText and cut to its end only
+	// then (and in usage): cut at each block, a response of many small
+	// blocks copied 64 KiB per block (the red team's quadratic read).
+	lastText []byte
 }
 
 // line reads one line. The file's last line may lack its newline; cut
@@ -356,19 +360,19 @@ func (s *summer) line(b []byte) {
 func (s *summer) last(rec *record) {
 	key := rec.Message.ID + "\x00" + rec.RequestID
 	if key != s.lastKey || key == "\x00" {
-		s.lastKey, s.lastText = key, ""
+		s.lastKey, s.lastText = key, s.lastText[:0]
 	}
 	s.lastStop = rec.Message.StopReason
 	for _, c := range rec.Message.Content {
 		if c.Type != "text" {
 			continue
 		}
-		if s.lastText != "" {
-			s.lastText += "\n"
+		if len(s.lastText) > 0 {
+			s.lastText = append(s.lastText, '\n')
 		}
-		s.lastText += c.Text
-		if len(s.lastText) > maxLastText {
-			s.lastText = s.lastText[len(s.lastText)-maxLastText:]
+		s.lastText = append(s.lastText, c.Text...)
+		if len(s.lastText) > 2*maxLastText {
+			s.lastText = s.lastText[:copy(s.lastText, s.lastText[len(s.lastText)-maxLastText:])]
 		}
 	}
 }
@@ -382,7 +386,7 @@ func (s *summer) unreadIfMay(b []byte, may bool) {
 }
 
 func (s *summer) usage() Usage {
-	u := Usage{Responses: len(s.responses), Unread: s.unread, Capped: s.capped, LastStop: s.lastStop, LastText: s.lastText}
+	u := Usage{Responses: len(s.responses), Unread: s.unread, Capped: s.capped, LastStop: s.lastStop, LastText: string(s.lastText[max(0, len(s.lastText)-maxLastText):])}
 	for _, r := range s.responses {
 		u.Input = add(u.Input, r.input)
 		u.Output = add(u.Output, r.output)
