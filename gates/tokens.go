@@ -57,10 +57,40 @@ func (t *Tokens) add(u Tokens) {
 // addTokens adds two counts, saturating: a forged transcript must not
 // wrap a total around.
 func addTokens(a, b int64) int64 {
-	if b > 0 && a > math.MaxInt64-b {
+	a, b = max(a, 0), max(b, 0) // a count is never negative
+	if a > math.MaxInt64-b {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+// Problem says why t is not what reading a transcript gives ("" when it
+// is): a count below zero, or a reason that is not one line of text.
+// A record's replay refuses such a read.
+func (t *Tokens) Problem() string {
+	if t == nil {
+		return ""
+	}
+	switch {
+	case t.Input < 0 || t.Output < 0 || t.CacheRead < 0 || t.CacheWrite < 0 || t.Responses < 0:
+		return "a token count below zero"
+	case !reasonText(t.Unread) || !reasonText(t.Unknown):
+		return "a reason that is not one line of text"
+	}
+	return ""
+}
+
+// reasonText: at most 500 bytes, no control characters.
+func reasonText(s string) bool {
+	if len(s) > 500 {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f {
+			return false
+		}
+	}
+	return true
 }
 
 // TokenUse is what a workflow's agents used, in total and by phase. Only

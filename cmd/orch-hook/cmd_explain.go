@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/internal/app"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/internal/status"
 	"github.com/orch-hook/orch-hook/state"
 )
@@ -133,7 +134,7 @@ func explainCommand(e *env) *cli.Command {
 				r.Text = w.String()
 				return printJSON(e, r)
 			}
-			_, err = e.stdout.Write(w.Bytes())
+			_, err = io.WriteString(e.stdout, shorten.Terminal(w.String(), false))
 			return err
 		},
 	}

@@ -139,8 +139,12 @@ func eventFilter(c *cli.Context, now time.Time) (func(*state.Event) bool, error)
 
 func printEvent(w io.Writer, ev *state.Event, asJSON bool) error {
 	if !asJSON {
-		writeEventLine(w, ev)
-		return nil
+		// The reason may quote what the model wrote: no control
+		// characters reach the terminal (shorten.Terminal).
+		var b strings.Builder
+		writeEventLine(&b, ev)
+		_, err := io.WriteString(w, shorten.Terminal(b.String(), false))
+		return err
 	}
 	cp := *ev
 	cp.Checkpoint, cp.Call, cp.Reads = nil, nil, nil // bookkeeping: a record keeps them (README, "Records")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/render"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -66,7 +67,7 @@ func reportCommand(e *env) *cli.Command {
 				fmt.Fprintf(e.stderr, "orch-hook: report written to %s\n", path)
 				return nil
 			}
-			fmt.Fprint(e.stdout, out)
+			fmt.Fprint(e.stdout, shorten.Terminal(out, false))
 			return nil
 		},
 	}

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/internal/app"
 	"github.com/orch-hook/orch-hook/internal/install"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/internal/status"
 )
 
@@ -45,8 +48,13 @@ func statusCommand(e *env) *cli.Command {
 			if c.Bool("json") {
 				return printJSON(e, r)
 			}
-			status.Text(e.stdout, r, useColor(e))
-			return nil
+			// Agents' work, plan titles and reasons are the model's words:
+			// only orch-hook's own colours reach the terminal.
+			var b strings.Builder
+			color := useColor(e)
+			status.Text(&b, r, color)
+			_, err = io.WriteString(e.stdout, shorten.Terminal(b.String(), color))
+			return err
 		},
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/internal/install"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/internal/status"
 	"github.com/orch-hook/orch-hook/state"
 )
@@ -56,7 +57,7 @@ func statuslineCommand(e *env) *cli.Command {
 				protected = &p
 			}
 			if line := status.Line(store, protected); line != "" {
-				fmt.Fprintln(e.stdout, line)
+				fmt.Fprintln(e.stdout, shorten.Terminal(line, false))
 			}
 			return nil
 		},

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/shorten"
 	"github.com/orch-hook/orch-hook/internal/status"
 	"github.com/orch-hook/orch-hook/state"
 )
@@ -50,7 +51,7 @@ func subagentStatuslineCommand(e *env) *cli.Command {
 					b, err := jsonenc.Marshal(struct {
 						ID      string `json:"id"`
 						Content string `json:"content"`
-					}{t.ID, label})
+					}{t.ID, shorten.Terminal(label, false)})
 					if err == nil {
 						fmt.Fprintln(e.stdout, string(b))
 					}

@@ -697,6 +697,9 @@ func replay(cur *state.Checkpoint, ev state.Event, blob func(string) ([]byte, er
 			return nil, "", fmt.Errorf("what it read does not read: %v", err)
 		}
 	}
+	if p := r.Tokens.Problem(); p != "" {
+		return nil, "", fmt.Errorf("the tokens it read are not a transcript's: %s", p)
+	}
 	next := cur.Clone()
 	var out gates.Outcome
 	switch cur.StateMachine.WorkflowConfig.Command {

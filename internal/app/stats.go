@@ -84,11 +84,11 @@ func SummarizeMetrics(log *state.MetricsLog) *Stats {
 	st := &Stats{SkippedLines: []int{}, Patterns: []PatternStats{}, FixIterations: []PhaseCountStats{}, Outcomes: map[string]int{}, TornLastLine: log.Torn}
 	type acc struct {
 		PatternStats
-		duration              int64
+		duration              float64 // float: many lines never wrap a sum
 		agents, retries       int
 		reductions, savings   float64
 		nReductions, nSavings int
-		tokens                int64
+		tokens                float64
 		nTokens, partial      int
 		coordinate            bool
 	}
@@ -118,7 +118,7 @@ func SummarizeMetrics(log *state.MetricsLog) *Stats {
 			continue
 		}
 		g.Averaged++
-		g.duration += m.DurationMs
+		g.duration += float64(m.DurationMs)
 		g.agents += m.Agents
 		if m.DebugRetries != nil {
 			g.coordinate = true
@@ -134,7 +134,7 @@ func SummarizeMetrics(log *state.MetricsLog) *Stats {
 		}
 		if m.Tokens != nil {
 			g.nTokens++
-			g.tokens += *m.Tokens
+			g.tokens += float64(*m.Tokens)
 			if m.TokensUnknown > 0 {
 				g.partial++
 			}
@@ -155,7 +155,7 @@ func SummarizeMetrics(log *state.MetricsLog) *Stats {
 	for _, g := range groups {
 		ps := g.PatternStats
 		if n := g.Averaged; n > 0 {
-			d := int64(math.Round(float64(g.duration) / float64(n)))
+			d := int64(math.Round(g.duration / float64(n)))
 			a := tenths(float64(g.agents) / float64(n))
 			ps.AvgDurationMs, ps.AvgAgents = &d, &a
 			if g.coordinate {
@@ -170,7 +170,7 @@ func SummarizeMetrics(log *state.MetricsLog) *Stats {
 			ps.TimeSavings = &MeasuredStats{Runs: g.nSavings, AvgPercent: tenths(g.savings / float64(g.nSavings))}
 		}
 		if g.nTokens > 0 {
-			ps.Tokens = &TokenStats{Runs: g.nTokens, Avg: int64(math.Round(float64(g.tokens) / float64(g.nTokens))), Partial: g.partial}
+			ps.Tokens = &TokenStats{Runs: g.nTokens, Avg: int64(math.Round(g.tokens / float64(g.nTokens))), Partial: g.partial}
 		}
 		st.Patterns = append(st.Patterns, ps)
 	}

@@ -63,6 +63,9 @@ func agentTokens(env Env, in *hooks.Input, cp *state.Checkpoint) *gates.Tokens {
 	if u.Capped {
 		unread = append(unread, fmt.Sprintf("the transcript past %d MiB", transcript.MaxBytes>>20))
 	}
+	if u.TimeUp {
+		unread = append(unread, "the part of the transcript not read in time")
+	}
 	if u.Unfinished {
 		unread = append(unread, "its last response, not in the transcript yet")
 	}

@@ -186,6 +186,28 @@ func Force(root string, changes []Change) ([]Change, error) {
 	return changes, nil
 }
 
+// noLinkedDir refuses a write whose directories inside the project (such
+// as .claude) are symbolic links: the write would land wherever the link
+// points, and the hooks that write settings run outside the sandbox.
+func noLinkedDir(root, rel string) error {
+	dir := root
+	parts := strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/")
+	for _, part := range parts {
+		if part == "." || part == "" {
+			continue
+		}
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return nil // to be created
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return fmt.Errorf("refusing to write %s: %s is a symbolic link (orch-hook writes settings only into the project's own directories)", rel, dir)
+		}
+	}
+	return nil
+}
+
 // Apply writes the changes, each user's file kept first in its Backup
 // (created, never overwritten). A change replacing a user's file without
 // a backup is refused before anything is written.
@@ -197,6 +219,9 @@ func Apply(root string, changes []Change) error {
 	}
 	for _, c := range changes {
 		full := filepath.Join(root, c.Path)
+		if err := noLinkedDir(root, c.Path); err != nil {
+			return err
+		}
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return err
 		}

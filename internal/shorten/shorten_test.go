@@ -56,3 +56,23 @@ func FuzzBytes(f *testing.F) {
 		}
 	})
 }
+
+func TestTerminal(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		keepSGR bool
+		want    string
+	}{
+		{"plain text\twith tab\n", false, "plain text\twith tab\n"},
+		{"\x1b]0;pwned\x07\x1b[2J\u009b31mTopic 1", false, "?]0;pwned??[2J?31mTopic 1"},
+		{"\x1b[1mbold\x1b[0m", true, "\x1b[1mbold\x1b[0m"},
+		{"\x1b[1mbold\x1b[0m", false, "?[1mbold?[0m"},
+		{"\x1b[2Jclear\x1b]8;;x\x07", true, "?[2Jclear?]8;;x?"},
+		{"del\x7f é ünïcode", false, "del? é ünïcode"},
+		{"\x1b[", true, "?["},
+	} {
+		if got := Terminal(tc.in, tc.keepSGR); got != tc.want {
+			t.Errorf("Terminal(%q, %v) = %q, want %q", tc.in, tc.keepSGR, got, tc.want)
+		}
+	}
+}

@@ -13,14 +13,31 @@ import (
 	"github.com/orch-hook/orch-hook/state"
 )
 
+// peekSettled reads the state without the lock (Store.Peek never takes it
+// nor writes): a read that raced a write can look like a change made
+// outside orch-hook, so such a read is tried again, twice, a few
+// milliseconds apart, before the line says the state needs you.
+func peekSettled(store *state.Store) (*state.Checkpoint, error) {
+	cp, err := store.Peek()
+	for try := 0; try < 2 && err != nil && !errors.Is(err, state.ErrNoState); try++ {
+		var unadopted *state.UnadoptedError
+		if errors.As(err, &unadopted) {
+			break
+		}
+		time.Sleep(15 * time.Millisecond)
+		cp, err = store.Peek()
+	}
+	return cp, err
+}
+
 // Line is the status line Claude Code shows under the prompt (`orch-hook
 // statusline`, README, "Status line"): the workflow and its step, what
 // runs, whether the sandbox protects the state, and a marker when the user
 // is waited on. "" when no workflow is active: the line then shows
-// nothing. It reads the state without the lock and writes nothing.
+// nothing. It never takes the lock and writes nothing (peekSettled).
 // protected is nil when unknown.
 func Line(store *state.Store, protected *bool) string {
-	cp, err := store.Load()
+	cp, err := peekSettled(store)
 	var unadopted *state.UnadoptedError
 	switch {
 	case errors.Is(err, state.ErrNoState):

@@ -55,8 +55,10 @@ type Usage struct {
 	// read: longer than MaxLine, cut short, or malformed.
 	Unread int
 	// Capped: the transcript is longer than the read's bound; the rest
-	// was not read.
+	// was not read. TimeUp: the read reached its deadline; the rest was
+	// not read.
 	Capped bool
+	TimeUp bool
 	// LastStop is the stop_reason of the last response in the transcript
 	// ("tool_use": the agent was still working), and LastText its text
 	// blocks, joined (at most maxLastText bytes, its end).
@@ -69,7 +71,7 @@ type Usage struct {
 
 // Lower reports whether part of the agent's usage was not counted: the
 // sums are then a lower bound.
-func (u Usage) Lower() bool { return u.Unread > 0 || u.Capped || u.Unfinished }
+func (u Usage) Lower() bool { return u.Unread > 0 || u.Capped || u.TimeUp || u.Unfinished }
 
 // Ends reports whether the transcript's last response ends the agent's
 // turn with lastMessage (SubagentStop's last_assistant_message; "" for
@@ -120,7 +122,9 @@ func ReadFinal(path, agentID, lastMessage string, wait time.Duration) (Usage, er
 	deadline := time.Now().Add(wait)
 	size := int64(-1)
 	for {
-		u, err := Read(path, agentID)
+		// Each read, too, ends by the deadline (and a grace for the last
+		// one): a transcript of many small records could take seconds.
+		u, err := readUntil(path, agentID, deadline.Add(readGrace))
 		var e *Error
 		waitable := err == nil || errors.As(err, &e) && e.Why == "transcript missing" && sessionsKept(path)
 		if err == nil && u.Ends(lastMessage) || !waitable {
@@ -157,7 +161,14 @@ func sessionsKept(path string) bool {
 // agent (.../subagents/agent-<agentID>.jsonl, absolute), and a regular
 // file that is not a symlink; it is opened without blocking (a FIFO in
 // its place is refused, not waited on).
-func Read(path, agentID string) (Usage, error) {
+func Read(path, agentID string) (Usage, error) { return readUntil(path, agentID, time.Time{}) }
+
+// readGrace is how long the last read may go on past ReadFinal's wait.
+const readGrace = 250 * time.Millisecond
+
+// readUntil is Read, ending the read at until (zero: no end): what was not
+// read by then makes the count a lower bound (Usage.Capped).
+func readUntil(path, agentID string, until time.Time) (Usage, error) {
 	if path == "" {
 		return Usage{}, &Error{Why: "no transcript path in the SubagentStop payload"}
 	}
@@ -182,7 +193,7 @@ func Read(path, agentID string) (Usage, error) {
 	if !fi.Mode().IsRegular() {
 		return Usage{}, &Error{Why: "transcript is not a regular file", Detail: fmt.Sprintf("%s is a %s", path, kindOf(fi.Mode()))}
 	}
-	u, err := Sum(f, MaxBytes)
+	u, err := sumUntil(f, MaxBytes, until)
 	if err != nil {
 		return u, &Error{Why: "transcript unreadable", Detail: shorten.OneLine(err.Error())}
 	}
@@ -206,9 +217,14 @@ func kindOf(m fs.FileMode) string {
 
 // Sum reads a transcript from r, at most maxBytes of it, and sums its
 // responses' usage.
-func Sum(r io.Reader, maxBytes int64) (Usage, error) {
+func Sum(r io.Reader, maxBytes int64) (Usage, error) { return sumUntil(r, maxBytes, time.Time{}) }
+
+// errTimeUp ends a read at its deadline.
+var errTimeUp = errors.New("read past its deadline")
+
+func sumUntil(r io.Reader, maxBytes int64, until time.Time) (Usage, error) {
 	s := summer{seen: map[string]int{}}
-	cr := &countingReader{r: io.LimitReader(r, maxBytes+1)}
+	cr := &countingReader{r: io.LimitReader(r, maxBytes+1), until: until}
 	br := bufio.NewReaderSize(cr, 64<<10)
 	var long []byte // a line longer than the buffer, gathered
 	skipping := false
@@ -216,6 +232,10 @@ func Sum(r io.Reader, maxBytes int64) (Usage, error) {
 	var tail []byte  // a skipped piece's last bytes, for a key across pieces
 	for {
 		piece, err := br.ReadSlice('\n')
+		if errors.Is(err, errTimeUp) {
+			s.timeUp = true // what was not read by then: a lower bound
+			return s.usage(), nil
+		}
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
 			return s.usage(), err
 		}
@@ -310,6 +330,7 @@ type summer struct {
 	responses []response
 	unread    int
 	capped    bool
+	timeUp    bool
 	// The last response: its key, stop reason and text.
 	lastKey, lastStop string
 	// lastText is kept up to twice maxLastText and cut to its end only
@@ -386,7 +407,7 @@ func (s *summer) unreadIfMay(b []byte, may bool) {
 }
 
 func (s *summer) usage() Usage {
-	u := Usage{Responses: len(s.responses), Unread: s.unread, Capped: s.capped, LastStop: s.lastStop, LastText: string(s.lastText[max(0, len(s.lastText)-maxLastText):])}
+	u := Usage{Responses: len(s.responses), Unread: s.unread, Capped: s.capped, TimeUp: s.timeUp, LastStop: s.lastStop, LastText: string(s.lastText[max(0, len(s.lastText)-maxLastText):])}
 	for _, r := range s.responses {
 		u.Input = add(u.Input, r.input)
 		u.Output = add(u.Output, r.output)
@@ -405,11 +426,15 @@ func add(a, b int64) int64 {
 }
 
 type countingReader struct {
-	r io.Reader
-	n int64
+	r     io.Reader
+	n     int64
+	until time.Time // zero: no deadline
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
+	if !c.until.IsZero() && time.Now().After(c.until) {
+		return 0, errTimeUp
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err

@@ -10,7 +10,7 @@ import (
 	"github.com/orch-hook/orch-hook/state"
 )
 
-// TestRedTeamHoleVerifyImpossibleTokens: a record whose SubagentStop read
+// TestRedTeamFixedVerifyImpossibleTokens: a record whose SubagentStop read
 // holds tokens no transcript read can give (transcript.Sum clamps each
 // count at 0 and saturates its sums; Unread is one of a few fixed
 // phrases), with the checkpoints that follow agreeing, verifies "ok":
@@ -21,7 +21,7 @@ import (
 // forger's tell, as a malformed payload is for the hooks: replay should
 // refuse tokens with a negative count (or Unknown/Unread text that is not
 // one of transcript's phrases).
-func TestRedTeamHoleVerifyImpossibleTokens(t *testing.T) {
+func TestRedTeamFixedVerifyImpossibleTokens(t *testing.T) {
 	rec := recordRun(t)
 	real := `"tokens":{"input":4403,"output":103,"cache_read":15403,"cache_write":13203,"responses":2}`
 	forged := `"tokens":{"input":-4611686018427387904,"output":-4611686018427387904,"cache_read":-4611686018427387904,"responses":-2,"unread":"\u001b]0;pwned\u0007"}`

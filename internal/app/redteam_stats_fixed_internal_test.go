@@ -7,12 +7,12 @@ import (
 	"github.com/orch-hook/orch-hook/state"
 )
 
-// TestRedTeamHoleStatsTokensOverflow: plausible bounds one line's tokens
+// TestRedTeamFixedStatsTokensOverflow: plausible bounds one line's tokens
 // by 1e15 so that "a sum of 9,000 such lines fits an int64", but nothing
 // bounds the number of lines: 9,300 lines of 1e15 tokens (the model can
 // append them to .orchestrator/records/metrics.jsonl without the sandbox)
 // wrap the pattern's sum around, and stats averages a negative count.
-func TestRedTeamHoleStatsTokensOverflow(t *testing.T) {
+func TestRedTeamFixedStatsTokensOverflow(t *testing.T) {
 	log := &state.MetricsLog{}
 	for i := 0; i < 9300; i++ {
 		log.Lines = append(log.Lines, []byte(fmt.Sprintf(`{"schema":"orch-hook.metrics/1","lineage":"l%d","kind":"orchestrate","pattern":"flat","tokens":1000000000000000,"outcome":"completed"}`, i)))

@@ -41,13 +41,13 @@ func TestRedTeamTranscriptTextBlocksFixed(t *testing.T) {
 	}
 }
 
-// TestRedTeamHoleTranscriptReadNotBounded: ReadFinal's wait is bounded,
+// TestRedTeamFixedTranscriptReadNotBounded: ReadFinal's wait is bounded,
 // but not the read: 128 MiB of small assistant records (each one decoded,
 // each a distinct response) is read to its end after the wait ran out
 // (5 s measured under `go test` here), and read again in full at each
 // size change while the wait lasts. The README says "at most 128 MiB of
 // it and for at most a second".
-func TestRedTeamHoleTranscriptReadNotBounded(t *testing.T) {
+func TestRedTeamFixedTranscriptReadNotBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 128 MiB")
 	}
