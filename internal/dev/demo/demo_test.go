@@ -58,7 +58,7 @@ func TestDemo(t *testing.T) {
 	tmp, config := t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("XDG_CONFIG_HOME", config)
-	os.Stdout, _ = os.Open(os.DevNull)
+	os.Stdout, _ = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	err = run(bin, "testdata/session.jsonl", "")
 	os.Stdout.Close()
 	os.Stdout = saved
