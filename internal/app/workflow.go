@@ -145,7 +145,8 @@ func fillEvent(ev *state.Event, call *gates.Call) {
 func writeEffects(store *state.Store, w *orchestrate.Workflow, o *gates.Outcome, pending []state.Event, call *gates.Call) []state.Event {
 	for rel, content := range o.Files {
 		if rel == orchestrate.EscalationFile {
-			content = w.EscalationMarkdown(failureHistory(store, w, pending))
+			// In the team's agents' names, as every text of the decision.
+			content = gates.TeamAgents(w.Settings().Agents).Text(w.EscalationMarkdown(failureHistory(store, w, pending)))
 		}
 		pending = writeEffect(store, rel, content, o, pending, call, "retry|skip|abort")
 	}
