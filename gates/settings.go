@@ -250,6 +250,31 @@ func (t TeamAgents) Out(o *Outcome) {
 	Rerender(o)
 }
 
+// DecideAsTeam is a workflow's decision in the team's terms, the same for
+// every workflow: the call is read in roles (In), a launch of a role's own
+// agent the team replaced is refused (refuse builds the workflow's
+// refusal, whose rule names the role as the configuration does), and the
+// outcome's texts name the team's agents (Out). config (nil: none) is the
+// workflow's snapshot, told of the file's hash now (hash, read only for a
+// decision that is logged) while the workflow still runs after the
+// decision (active, asked then).
+func (t TeamAgents) DecideAsTeam(c *Call, refuse func(reason string, c *Call) Outcome, decide func(*Call) Outcome, config *ConfigSnapshot, hash ConfigEnv, active func() bool) Outcome {
+	rc, refused := t.In(c)
+	if refused != "" && c.Event == PreToolUse {
+		o := refuse(refused, c)
+		t.Out(&o)
+		o.Refusal.Rule = refused
+		Rerender(&o)
+		return o
+	}
+	o := decide(rc)
+	if (o.Changed || len(o.Records) > 0) && hash != nil && config != nil && active() {
+		config.NoteChange(hash(), &o)
+	}
+	t.Out(&o)
+	return o
+}
+
 // Rerender renders an outcome's refusal again after its parts changed:
 // the reason told and the deny record's text.
 func Rerender(o *Outcome) {

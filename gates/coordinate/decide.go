@@ -11,23 +11,9 @@ import (
 
 // Decide answers one hook event against the coordinate workflow.
 func Decide(c *Workflow, call *gates.Call, env *Env) gates.Outcome {
-	team := gates.TeamAgents(c.Settings().Agents)
-	call, refused := team.In(call)
-	if refused != "" && call.Event == gates.PreToolUse {
-		// The rule names the role as the configuration does; the rest
-		// (where the workflow stands, the next step) in the team's names.
-		o := c.deny(refused, call)
-		team.Out(&o)
-		o.Refusal.Rule = refused
-		gates.Rerender(&o)
-		return o
-	}
-	o := decide(c, call, env)
-	if (o.Changed || len(o.Records) > 0) && env.ConfigHash != nil && c.Config != nil && c.Current != CComplete {
-		c.Config.NoteChange(env.ConfigHash(), &o)
-	}
-	team.Out(&o)
-	return o
+	return gates.TeamAgents(c.Settings().Agents).DecideAsTeam(call, c.deny,
+		func(call *gates.Call) gates.Outcome { return decide(c, call, env) },
+		c.Config, env.ConfigHash, func() bool { return c.Current != CComplete })
 }
 
 func decide(c *Workflow, call *gates.Call, env *Env) gates.Outcome {

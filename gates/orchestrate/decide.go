@@ -68,23 +68,10 @@ func (e *Env) Reset(files PlanFiles) { e.Files, e.parsed, e.parseErr = files, ni
 // caller loads w (with Current/Completed set), calls Decide, and saves w
 // when Outcome.Changed.
 func Decide(w *Workflow, c *gates.Call, env *Env) gates.Outcome {
-	team := gates.TeamAgents(w.Settings().Agents)
-	c, refused := team.In(c)
-	if refused != "" && c.Event == gates.PreToolUse {
-		// The rule names the role as the configuration does; the rest
-		// (where the workflow stands, the next step) in the team's names.
-		o := w.deny(0, refused)
-		team.Out(&o)
-		o.Refusal.Rule = refused
-		gates.Rerender(&o)
-		return o
-	}
-	o := decide(w, c, env)
-	if (o.Changed || len(o.Records) > 0) && env.ConfigHash != nil && w.Config != nil && !Finished(w.Current) {
-		w.Config.NoteChange(env.ConfigHash(), &o)
-	}
-	team.Out(&o)
-	return o
+	return gates.TeamAgents(w.Settings().Agents).DecideAsTeam(c,
+		func(reason string, _ *gates.Call) gates.Outcome { return w.deny(0, reason) },
+		func(c *gates.Call) gates.Outcome { return decide(w, c, env) },
+		w.Config, env.ConfigHash, func() bool { return !Finished(w.Current) })
 }
 
 func decide(w *Workflow, c *gates.Call, env *Env) gates.Outcome {

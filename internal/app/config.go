@@ -15,8 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/gates/coordinate"
@@ -72,8 +70,6 @@ const maxAgentName = 128
 // builtinAgents are Claude Code's own agents (lower case): a role is never
 // one of them.
 var builtinAgents = map[string]bool{"general-purpose": true, "explore": true, "plan": true, "statusline-setup": true}
-
-func builtinFolded(fold string) bool { return builtinAgents[fold] }
 
 // ParseConfig reads a configuration file's content: unknown keys, keys
 // given twice and bad values are refused with their line.
@@ -150,7 +146,7 @@ func (p *configParser) failAt(i int64, problem string) error {
 		end = len(p.data) - start
 	}
 	text := strings.TrimSpace(string(p.data[start : start+end]))
-	return &ConfigError{File: p.file, Line: bytes.Count(p.data[:start], []byte("\n")) + 1, Text: printable(shorten.Runes(text, 120)), Problem: printable(problem)}
+	return &ConfigError{File: p.file, Line: bytes.Count(p.data[:start], []byte("\n")) + 1, Text: shorten.Terminal(shorten.Runes(text, 120), false), Problem: shorten.Terminal(problem, false)}
 }
 
 // token reads the next token, turning a syntax error into a refusal of
@@ -206,17 +202,6 @@ func (p *configParser) object(what string, fields map[string]func(off int64) err
 	}
 	_, _, err = p.token()
 	return err
-}
-
-// printable escapes control characters, so that a line quoted to the
-// terminal cannot drive it (erase a line, write the clipboard).
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\t' || !unicode.IsControl(r) && r != utf8.RuneError {
-			return r
-		}
-		return '?'
-	}, s)
 }
 
 func unknownKey(what, key string, fields map[string]func(int64) error) string {
@@ -334,24 +319,10 @@ func (p *configParser) agents(s *gates.Settings) error {
 				return err
 			}
 			off := p.dec.InputOffset()
-			// Names are compared without case: two that differ only by it
-			// could be read as one.
-			fold := strings.ToLower(agent)
-			switch {
-			case len(agent) > maxAgentName || !reAgentName.MatchString(agent):
-				return p.fail(off, fmt.Sprintf("agents.%s: %q is not an agent name (letters, digits, '-', '_', '.'; a plugin's agent as plugin:name)", role, agent))
-			case fold == role:
-				return p.fail(off, fmt.Sprintf("agents.%s maps the role to itself: remove the line", role))
-			case slices.Contains(roles, strings.TrimPrefix(fold, gates.PluginPrefix)):
-				return p.fail(off, fmt.Sprintf("agents.%s: %q is another role of the workflows, so a launch of it could be read two ways", role, agent))
-			case strings.HasPrefix(fold, gates.PluginPrefix):
-				return p.fail(off, fmt.Sprintf("agents.%s: %q is in orch-hook's own namespace; name the team's agent", role, agent))
-			case builtinFolded(fold):
-				return p.fail(off, fmt.Sprintf("agents.%s: %q is Claude Code's own agent, which does not end with the role's result lines", role, agent))
-			case byAgent[fold] != "":
-				return p.fail(off, fmt.Sprintf("agents.%s: %q already plays %s; one agent plays one role, so its launches read one way", role, agent, byAgent[fold]))
+			if problem := agentProblem(role, agent, roles, byAgent); problem != "" {
+				return p.fail(off, problem)
 			}
-			byAgent[fold] = role
+			byAgent[strings.ToLower(agent)] = role
 			if s.Agents == nil {
 				s.Agents = map[string]string{}
 			}
@@ -374,20 +345,38 @@ func ValidateSettings(s gates.Settings) error {
 	byAgent := map[string]string{}
 	for _, role := range sortedKeys(s.Agents) {
 		agent := s.Agents[role]
-		fold := strings.ToLower(agent)
-		switch {
-		case !slices.Contains(roles, role):
+		if !slices.Contains(roles, role) {
 			return fmt.Errorf("agents: %q is no role", role)
-		case len(agent) > maxAgentName || !reAgentName.MatchString(agent):
-			return fmt.Errorf("agents.%s: %q is not an agent name", role, agent)
-		case slices.Contains(roles, strings.TrimPrefix(fold, gates.PluginPrefix)), strings.HasPrefix(fold, gates.PluginPrefix), builtinFolded(fold):
-			return fmt.Errorf("agents.%s: %q is a role's, orch-hook's or Claude Code's own agent", role, agent)
-		case byAgent[fold] != "":
-			return fmt.Errorf("agents.%s: %q already plays %s", role, agent, byAgent[fold])
 		}
-		byAgent[fold] = role
+		if problem := agentProblem(role, agent, roles, byAgent); problem != "" {
+			return errors.New(problem)
+		}
+		byAgent[strings.ToLower(agent)] = role
 	}
 	return nil
+}
+
+// agentProblem says why agent may not play role ("" when it may), the
+// one rule the parser and ValidateSettings share; byAgent holds the
+// agents already mapped, by their lower-case name. Names are compared
+// without case: two that differ only by it could be read as one.
+func agentProblem(role, agent string, roles []string, byAgent map[string]string) string {
+	fold := strings.ToLower(agent)
+	switch {
+	case len(agent) > maxAgentName || !reAgentName.MatchString(agent):
+		return fmt.Sprintf("agents.%s: %q is not an agent name (letters, digits, '-', '_', '.'; a plugin's agent as plugin:name)", role, agent)
+	case fold == role:
+		return fmt.Sprintf("agents.%s maps the role to itself: remove the line", role)
+	case slices.Contains(roles, strings.TrimPrefix(fold, gates.PluginPrefix)):
+		return fmt.Sprintf("agents.%s: %q is another role of the workflows, so a launch of it could be read two ways", role, agent)
+	case strings.HasPrefix(fold, gates.PluginPrefix):
+		return fmt.Sprintf("agents.%s: %q is in orch-hook's own namespace; name the team's agent", role, agent)
+	case builtinAgents[fold]:
+		return fmt.Sprintf("agents.%s: %q is Claude Code's own agent, which does not end with the role's result lines", role, agent)
+	case byAgent[fold] != "":
+		return fmt.Sprintf("agents.%s: %q already plays %s; one agent plays one role, so its launches read one way", role, agent, byAgent[fold])
+	}
+	return ""
 }
 
 // ReadConfig reads the project's configuration file into the snapshot a

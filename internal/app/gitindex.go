@@ -142,18 +142,6 @@ func (ix gitIndex) blobID(content []byte) []byte {
 	return h.Sum(nil)
 }
 
-// gitBlobID is the SHA-1 object id git gives a file's content.
-func gitBlobID(content []byte) []byte {
-	return gitIndex{hashLen: 20, newHash: sha1.New}.blobID(content)
-}
-
-// indexEntry finds path's stage-0 object id in a SHA-1 git index.
-func indexEntry(index []byte, path string) (id []byte, found, ok bool) {
-	return gitIndex{hashLen: 20, newHash: sha1.New}.lookup(index, path, func(string) ([]byte, error) {
-		return nil, errors.New("no shared index")
-	})
-}
-
 // indexEntryOf is one entry of an index: its path ("" for an entry of a
 // split index that replaces one of its shared index), object id, stage.
 type indexEntryOf struct {

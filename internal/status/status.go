@@ -72,6 +72,8 @@ type ConfigInfo struct {
 	// Changed: the file differs now from what the workflow started with
 	// (the change applies to the next workflow).
 	Changed bool `json:"changed"`
+	// limits are the values as the workflow runs by them.
+	limits gates.Limits
 }
 
 // ApplyStopCapEnv shows $ORCH_HOOK_STOP_CAP (n > 0), which the hooks apply
@@ -95,7 +97,7 @@ func (r *Report) ApplyStopCapEnv(n int) {
 }
 
 func configInfo(root string, c *gates.ConfigSnapshot) *ConfigInfo {
-	info := &ConfigInfo{Values: app.EffectiveValues(c, 0)}
+	info := &ConfigInfo{Values: app.EffectiveValues(c, 0), limits: c.Effective().Limits}
 	if c != nil {
 		info.File, info.Git, info.SHA256 = c.File, c.Git, c.Hash
 		info.Changed = app.ConfigHash(root) != c.Hash

@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -253,11 +252,7 @@ func writeFailures(w io.Writer, r *Report, s style) {
 	}
 	retries := gates.MaxRetries
 	if r.Config != nil {
-		for _, v := range r.Config.Values {
-			if v.Key == "limits.retries" {
-				retries, _ = strconv.Atoi(v.Value)
-			}
-		}
+		retries = r.Config.limits.Retries
 	}
 	fmt.Fprintf(w, "Failures in this state (a work's failure %d escalates: limits.retries %d):\n", retries+1, retries)
 	for _, a := range r.Failures {
