@@ -16,13 +16,14 @@ BUILDFLAGS := -trimpath -buildvcs=false
 TAGS     := urfave_cli_no_docs
 BIN      := bin/orch-hook
 # Fuzz targets as package:FuzzName; make test runs each briefly.
-FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint ./gates/coordinate:FuzzDecideCoord ./gates:FuzzShellScan ./gates/orchestrate:FuzzParsePlan ./gates:FuzzUnifiedDiff ./internal/app:FuzzParseConfig ./internal/app:FuzzIndexEntry ./internal/transcript:FuzzSum
+FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint ./gates/coordinate:FuzzDecideCoord ./gates:FuzzShellScan ./gates/orchestrate:FuzzParsePlan ./gates:FuzzUnifiedDiff ./internal/app:FuzzParseConfig ./internal/app:FuzzIndexEntry ./internal/transcript:FuzzSum \
+	./hooks:FuzzJSONFast ./state:FuzzJSONFast ./gates:FuzzJSONFast ./gates/orchestrate:FuzzJSONFast ./gates/coordinate:FuzzJSONFast
 # A count, not a duration: a time budget ending mid-input made the fuzzing
 # coordinator fail now and then with "context deadline exceeded".
 FUZZ_SHORT ?= 20000x
 FUZZ_LONG  ?= 2m
 
-.PHONY: all build demo generate validate release checksums release-check test test-unit test-race test-fuzz fuzz lint bench e2e ci clean
+.PHONY: all build demo generate jsongen validate release checksums release-check test test-unit test-race test-fuzz fuzz lint bench e2e ci clean
 
 all: build
 
@@ -32,6 +33,13 @@ build:
 # Renders commands/, agents/, hooks/hooks.json and settings.json from templates/.
 generate:
 	$(GO) run ./cmd/orch-hook generate
+
+# Rewrites the generated JSON codecs (json_gen.go, internal/dev/jsongen);
+# gates first, whose codecs the workflows' codecs call. If one no longer compiles,
+# delete it first: without it the callers fall back to encoding/json.
+JSONGEN_PKGS := ./gates ./hooks ./state ./gates/orchestrate ./gates/coordinate
+jsongen:
+	@for p in $(JSONGEN_PKGS); do UPDATE_JSONGEN=1 $(GO) test -count=1 -run '^TestJSONGenerated$$' $$p || exit 1; done
 
 # claude plugin validate --strict on the repository (the plugin root). The
 # claude CLI comes from PATH or .e2e/ (where .ci/run installs it).

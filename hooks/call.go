@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 	"github.com/orch-hook/orch-hook/state"
 )
 
@@ -38,13 +39,16 @@ type toolInput struct {
 
 // agentResponse is PostToolUse(Agent)'s tool_response.
 type agentResponse struct {
-	Status     string `json:"status"`
-	AgentID    string `json:"agentId"`
-	DurationMs int64  `json:"totalDurationMs"`
-	Content    []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
+	Status     string         `json:"status"`
+	AgentID    string         `json:"agentId"`
+	DurationMs int64          `json:"totalDurationMs"`
+	Content    []agentContent `json:"content"`
+}
+
+// agentContent is one block of an Agent's tool_response content.
+type agentContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 // ToCall normalizes a hook payload for package gates. root is the project
@@ -64,7 +68,7 @@ func ToCall(in *Input, root string) *gates.Call {
 	var ti toolInput
 	if len(in.ToolInput) > 0 {
 		// Decode errors leave fields empty; a gate that needs one denies.
-		_ = json.Unmarshal(in.ToolInput, &ti)
+		_ = jsonfast.Unmarshal(in.ToolInput, &ti)
 	}
 	switch in.HookEventName {
 	case gates.PreToolUse, gates.PostToolUse, gates.PostToolUseFailure:
@@ -108,7 +112,7 @@ func ToCall(in *Input, root string) *gates.Call {
 		if in.HookEventName == gates.PostToolUse && (in.ToolName == "Agent" || in.ToolName == "Task") {
 			var r agentResponse
 			if len(in.ToolResponse) > 0 && in.ToolResponse[0] == '{' {
-				_ = json.Unmarshal(in.ToolResponse, &r)
+				_ = jsonfast.Unmarshal(in.ToolResponse, &r)
 			}
 			c.Status, c.LinkAgentID, c.DurationMs = r.Status, r.AgentID, r.DurationMs
 			for i := len(r.Content) - 1; i >= 0; i-- {

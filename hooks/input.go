@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
@@ -102,7 +103,7 @@ func DecodeBytes(data []byte, wantEvent string) (*Input, error) {
 		return nil, inputErrorf("not a JSON object (starts with %q)", shorten.Bytes(string(data), 20, "..."))
 	}
 	var in Input
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := jsonfast.Unmarshal(data, &in); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return nil, inputErrorf("field %s: got JSON %s, want %s", te.Field, te.Value, te.Type)

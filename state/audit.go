@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 )
 
 // TamperError: the state was changed by something other than orch-hook.
@@ -185,7 +187,7 @@ func (a *audit) followers(lf *os.File, m *Marker, cp *Checkpoint, seal *Seal, ah
 		}
 		if len(line) > 0 {
 			var p chainProbe
-			if json.Unmarshal(line, &p) != nil || p.Prev != prev {
+			if jsonfast.Unmarshal(line, &p) != nil || p.Prev != prev {
 				return tampered("events.jsonl holds records after the last one orch-hook recorded that do not follow it (added outside orch-hook)")
 			}
 			switch {
@@ -229,6 +231,11 @@ func (a *audit) followers(lf *os.File, m *Marker, cp *Checkpoint, seal *Seal, ah
 }
 
 // chainProbe decodes what chain checks need from a record.
+// prevProbe reads only a record's link to the one before it.
+type prevProbe struct {
+	Prev string `json:"prev"`
+}
+
 type chainProbe struct {
 	Serial     uint64          `json:"serial"`
 	Prev       string          `json:"prev"`
@@ -251,10 +258,8 @@ func checkChain(f *os.File, base, end int64) (int, error) {
 	for n := 1; ; n++ {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			var p struct {
-				Prev string `json:"prev"`
-			}
-			if line[len(line)-1] != '\n' || json.Unmarshal(line, &p) != nil || p.Prev != prev {
+			var p prevProbe
+			if line[len(line)-1] != '\n' || jsonfast.Unmarshal(line, &p) != nil || p.Prev != prev {
 				return n, nil
 			}
 			prev = lineHash(line)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 )
 
 // SchemaVersion is the checkpoint schema this package writes.
@@ -338,6 +339,17 @@ func decodeAny(b []byte) (cp *Checkpoint, migrated bool, err error) {
 // any depth, or a value it cannot read), which Decode then reads the long
 // way, with its errors; what it gives is what the long way gives.
 func decodeCurrent(b []byte) (*Checkpoint, bool) {
+	// The generated decoder, strict as below, reads what orch-hook writes;
+	// anything it cannot read exactly as encoding/json would falls through.
+	var fast checkpointAlias
+	if fd, ok := any(&fast).(jsonfast.FastDecoder); ok && jsonfast.Decode(b, fd, true) {
+		if fast.SchemaVersion != SchemaVersion && fast.SchemaVersion != "2" {
+			return nil, false
+		}
+		cp := (*Checkpoint)(&fast)
+		cp.SchemaVersion = SchemaVersion
+		return cp, true
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	// The version is read as the long way's probe reads it, a *string: a

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 )
 
 // Event types. Every state change and every deny is logged; allows are not.
@@ -169,7 +170,7 @@ func readEvents(path string, maxSerial uint64) ([]Event, LogReport, error) {
 		if len(line) > 0 {
 			complete := line[len(line)-1] == '\n'
 			var ev Event
-			if !complete || json.Unmarshal(line, &ev) != nil {
+			if !complete || jsonfast.Unmarshal(line, &ev) != nil {
 				if complete {
 					rep.BadLines = append(rep.BadLines, n)
 				}
@@ -213,7 +214,7 @@ func (s *Store) TailOf(n int, types ...string) ([]Event, error) {
 			return true
 		}
 		var ev Event
-		if json.Unmarshal(line, &ev) == nil && ev.Serial <= max {
+		if jsonfast.Unmarshal(line, &ev) == nil && ev.Serial <= max {
 			out = append(out, ev)
 		}
 		return len(out) < n

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 )
 
 // LockWait is how long a writer waits for the state lock unless its Store
@@ -86,7 +86,7 @@ func (s *Store) lock() (unlock func(), err error) {
 			return nil, fmt.Errorf("state lock %s: %w", path, err)
 		}
 	}
-	holder, _ := jsonenc.Marshal(LockHolder{PID: os.Getpid(), Command: commandLine(), Since: time.Now().UTC()})
+	holder, _ := jsonenc.Marshal(&LockHolder{PID: os.Getpid(), Command: commandLine(), Since: time.Now().UTC()})
 	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC|noFollow, fileMode); err == nil {
 		f.Write(holder)
 		f.Close()
@@ -139,7 +139,7 @@ func readHolder(path string) *LockHolder {
 		return nil
 	}
 	var h LockHolder
-	if json.Unmarshal(b, &h) != nil || h.PID == 0 {
+	if jsonfast.Unmarshal(b, &h) != nil || h.PID == 0 {
 		return nil
 	}
 	return &h

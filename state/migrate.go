@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 )
 
 // V13Phases maps v1.3 phase numbers to v2.0 state names: the coordinate
@@ -184,7 +186,7 @@ func (s *Store) lastLoggedCheckpoint() (*Checkpoint, error) {
 	var found *Checkpoint
 	err = reverseLines(f, func(line []byte) bool {
 		var p chainProbe
-		if json.Unmarshal(line, &p) != nil || len(p.Checkpoint) == 0 {
+		if jsonfast.Unmarshal(line, &p) != nil || len(p.Checkpoint) == 0 {
 			return true
 		}
 		if cp, migrated, err := Decode(p.Checkpoint); err == nil && !migrated {

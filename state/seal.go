@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 )
 
 // Tamper evidence (README, "State"): every log record carries the hash of
@@ -49,7 +49,7 @@ const sealPrefix = `{"seal":`
 // sealBytes returns the checkpoint file for body (the checkpoint encoded
 // without a seal): the seal goes first, so the rest is body byte for byte.
 func sealBytes(body []byte, seal Seal) []byte {
-	sb, _ := jsonenc.Marshal(seal)
+	sb, _ := jsonenc.Marshal(&seal)
 	out := make([]byte, 0, len(sealPrefix)+len(sb)+len(body)+2)
 	out = append(out, sealPrefix...)
 	out = append(out, sb...)
@@ -74,7 +74,7 @@ func splitSeal(file []byte) (body []byte, seal *Seal, err error) {
 		return nil, nil, errors.New("its seal is cut off")
 	}
 	var s Seal
-	if err := json.Unmarshal(rest[:end+1], &s); err != nil {
+	if err := jsonfast.Unmarshal(rest[:end+1], &s); err != nil {
 		return nil, nil, fmt.Errorf("the seal does not parse: %w", trimJSONError(err))
 	}
 	if again := sealBytes([]byte("{}"), s); !bytes.HasPrefix(file, again[:len(again)-1]) {

@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/orch-hook/orch-hook/internal/jsonenc"
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 )
 
 // Dir is where a project's state lives, relative to its root.
@@ -662,7 +662,7 @@ func findCommit(path, commit string) ([]byte, error) {
 			return true
 		}
 		var p chainProbe
-		if json.Unmarshal(line, &p) == nil && len(p.Checkpoint) > 0 {
+		if jsonfast.Unmarshal(line, &p) == nil && len(p.Checkpoint) > 0 {
 			found = p.Checkpoint
 		}
 		return false

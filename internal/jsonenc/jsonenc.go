@@ -7,11 +7,39 @@ package jsonenc
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
+
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 )
 
 // Marshal is json.Marshal without HTML escaping (shell lines and "->" stay
-// readable).
+// readable). A type with a generated encoder (package jsonfast) is written
+// by it, byte for byte the same, without encoding/json's per-type set-up.
 func Marshal(v any) ([]byte, error) {
+	switch v := v.(type) {
+	case json.Marshaler:
+		// As encoding/json writes a Marshaler: null for a nil pointer, else
+		// its bytes compacted (an error goes the long way, for
+		// encoding/json's own), without building an encoder for its type.
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+			return []byte("null"), nil
+		}
+		if b, err := v.MarshalJSON(); err == nil {
+			var buf bytes.Buffer
+			if json.Compact(&buf, b) == nil {
+				return buf.Bytes(), nil
+			}
+		}
+	case jsonfast.FastAppender:
+		if b, ok := jsonfast.Append(make([]byte, 0, 512), v); ok {
+			return b, nil
+		}
+	}
+	return marshalReflect(v)
+}
+
+// marshalReflect is Marshal by encoding/json.
+func marshalReflect(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

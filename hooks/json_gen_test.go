@@ -1,0 +1,55 @@
+package hooks
+
+import (
+	"testing"
+
+	"github.com/orch-hook/orch-hook/internal/dev/jsongen"
+)
+
+// TestJSONGenerated: json_gen.go holds the hot path's JSON codecs for the
+// payload types (internal/dev/jsongen).
+func TestJSONGenerated(t *testing.T) {
+	jsongen.Check(t, "json_gen.go", Input{}, toolInput{}, agentResponse{})
+}
+
+// TestJSONFastPayloads: every captured payload is decoded by the fast
+// path, as encoding/json decodes it, and so are its tool_input and
+// tool_response.
+func TestJSONFastPayloads(t *testing.T) {
+	for _, b := range jsongen.Corpus(t)["payload"] {
+		if !jsongen.Equivalent[Input](t, b) {
+			t.Errorf("the fast path gave up on a captured payload:\n%s", b)
+		}
+		var in Input
+		if err := jsonfastDecode(b, &in); err != nil {
+			t.Fatal(err)
+		}
+		if len(in.ToolInput) > 0 && !jsongen.Equivalent[toolInput](t, in.ToolInput) {
+			t.Errorf("the fast path gave up on a captured tool_input:\n%s", in.ToolInput)
+		}
+		if len(in.ToolResponse) > 0 && in.ToolResponse[0] == '{' {
+			jsongen.Equivalent[agentResponse](t, in.ToolResponse)
+		}
+	}
+}
+
+// FuzzJSONFast: on any input, the generated decoders agree with
+// encoding/json or give up, and the encoders write its bytes.
+func FuzzJSONFast(f *testing.F) {
+	for _, b := range jsongen.Corpus(f)["payload"] {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		jsongen.Equivalent[Input](t, b)
+		jsongen.Equivalent[toolInput](t, b)
+		jsongen.Equivalent[agentResponse](t, b)
+	})
+}
+
+func jsonfastDecode(b []byte, in *Input) error {
+	d, err := DecodeBytes(b, "")
+	if err == nil {
+		*in = *d
+	}
+	return err
+}
