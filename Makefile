@@ -17,7 +17,7 @@ TAGS     := urfave_cli_no_docs
 BIN      := bin/orch-hook
 # Fuzz targets as package:FuzzName; make test runs each briefly.
 FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint ./gates/coordinate:FuzzDecideCoord ./gates:FuzzShellScan ./gates/orchestrate:FuzzParsePlan ./gates:FuzzUnifiedDiff ./internal/app:FuzzParseConfig ./internal/app:FuzzIndexEntry ./internal/transcript:FuzzSum \
-	./hooks:FuzzJSONFast ./state:FuzzJSONFast ./gates:FuzzJSONFast ./gates/orchestrate:FuzzJSONFast ./gates/coordinate:FuzzJSONFast
+	./hooks:FuzzJSONFast ./state:FuzzJSONFast ./gates:FuzzJSONFast ./gates/orchestrate:FuzzJSONFast ./gates/coordinate:FuzzJSONFast ./internal/transcript:FuzzJSONFast
 # A count, not a duration: a time budget ending mid-input made the fuzzing
 # coordinator fail now and then with "context deadline exceeded".
 FUZZ_SHORT ?= 20000x
@@ -37,7 +37,7 @@ generate:
 # Rewrites the generated JSON codecs (json_gen.go, internal/dev/jsongen);
 # gates first, whose codecs the workflows' codecs call. If one no longer compiles,
 # delete it first: without it the callers fall back to encoding/json.
-JSONGEN_PKGS := ./gates ./hooks ./state ./gates/orchestrate ./gates/coordinate
+JSONGEN_PKGS := ./gates ./hooks ./state ./gates/orchestrate ./gates/coordinate ./internal/transcript
 jsongen:
 	@for p in $(JSONGEN_PKGS); do UPDATE_JSONGEN=1 $(GO) test -count=1 -run '^TestJSONGenerated$$' $$p || exit 1; done
 

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -244,6 +245,25 @@ func toolInputKey(folded string) string {
 // a payload could say one thing to orch-hook and another to a reader that
 // takes the first key.
 func checkKeys(obj []byte, known func(folded string) string) error {
+	if keys, ok := jsonfast.ObjectKeys(obj); ok {
+		// The same checks in the same order, on keys read without
+		// encoding/json's tokenizer.
+		for i, key := range keys {
+			if slices.Contains(keys[:i], key) {
+				return inputErrorf("key %q appears twice; refusing an ambiguous payload", key)
+			}
+			if canonical := known(foldKey(key)); canonical != "" && canonical != key {
+				return inputErrorf("key %q is not %q; refusing a key in another letter case", key, canonical)
+			}
+		}
+		return nil
+	}
+	return checkKeyTokens(obj, known)
+}
+
+// checkKeyTokens is checkKeys with encoding/json's tokenizer, for what
+// jsonfast.ObjectKeys does not read (invalid JSON, an escaped key).
+func checkKeyTokens(obj []byte, known func(folded string) string) error {
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	if _, err := dec.Token(); err != nil { // the opening brace
 		return inputErrorf("invalid JSON: %v", err)

@@ -39,7 +39,15 @@ func FuzzJSONFast(f *testing.F) {
 	for _, b := range jsongen.Corpus(f)["payload"] {
 		f.Add(b)
 	}
+	f.Add([]byte(`{"a":1,"A":2,"a":3}`))
+	f.Add([]byte(`{"Tool_Name":"x","k\u0041":1}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// checkKeys reads keys without the tokenizer where it can: the
+		// same verdict, the same message.
+		fast, slow := checkKeys(b, inputKey), checkKeyTokens(b, inputKey)
+		if (fast == nil) != (slow == nil) || fast != nil && fast.Error() != slow.Error() {
+			t.Fatalf("checkKeys: %v; with the tokenizer: %v\n%s", fast, slow, b)
+		}
 		jsongen.Equivalent[Input](t, b)
 		jsongen.Equivalent[toolInput](t, b)
 		jsongen.Equivalent[agentResponse](t, b)

@@ -471,3 +471,26 @@ func (d *Decoder) IntKey(k []byte, bits int) int64 {
 	}
 	return n
 }
+
+// ObjectKeys returns the keys of the object data, in order, duplicates
+// included; false if data is not a valid JSON object or a key has an
+// escape (the caller then reads it with encoding/json).
+func ObjectKeys(data []byte) ([]string, bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
+	d := &Decoder{data: data}
+	if !d.Object() {
+		return nil, false
+	}
+	keys := make([]string, 0, 24)
+	for d.More() {
+		k := d.Key()
+		d.Skip()
+		if d.bad {
+			return nil, false
+		}
+		keys = append(keys, string(k))
+	}
+	return keys, !d.bad
+}

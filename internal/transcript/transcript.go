@@ -16,7 +16,6 @@ package transcript
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 	"github.com/orch-hook/orch-hook/internal/shorten"
 )
 
@@ -305,22 +305,31 @@ var (
 
 // record is what is decoded of a transcript line.
 type record struct {
-	Type      string `json:"type"`
-	RequestID string `json:"requestId"`
-	Message   struct {
-		ID         string `json:"id"`
-		StopReason string `json:"stop_reason"`
-		Content    []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		Usage *struct {
-			Input      int64 `json:"input_tokens"`
-			CacheWrite int64 `json:"cache_creation_input_tokens"`
-			CacheRead  int64 `json:"cache_read_input_tokens"`
-			Output     int64 `json:"output_tokens"`
-		} `json:"usage"`
-	} `json:"message"`
+	Type      string        `json:"type"`
+	RequestID string        `json:"requestId"`
+	Message   recordMessage `json:"message"`
+}
+
+// recordMessage is a record's message.
+type recordMessage struct {
+	ID         string         `json:"id"`
+	StopReason string         `json:"stop_reason"`
+	Content    []contentBlock `json:"content"`
+	Usage      *recordUsage   `json:"usage"`
+}
+
+// contentBlock is one block of a message's content.
+type contentBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// recordUsage is a message's token usage.
+type recordUsage struct {
+	Input      int64 `json:"input_tokens"`
+	CacheWrite int64 `json:"cache_creation_input_tokens"`
+	CacheRead  int64 `json:"cache_read_input_tokens"`
+	Output     int64 `json:"output_tokens"`
 }
 
 type response struct{ input, output, cacheRead, cacheWrite int64 }
@@ -347,7 +356,7 @@ func (s *summer) line(b []byte) {
 		return
 	}
 	rec := &record{}
-	if err := json.Unmarshal(b, rec); err != nil {
+	if err := jsonfast.Unmarshal(b, rec); err != nil {
 		s.unread++
 		return
 	}
