@@ -441,7 +441,9 @@ func (s *Store) markLocked() error {
 	if fi, err := os.Stat(s.LogPath()); err == nil {
 		m.LogStamp = stampOf(fi)
 	}
-	if err := s.writeMarker(m); err != nil {
+	// In place only over a marker this lock read, with its sum
+	// (writeMarker).
+	if err := s.writeMarker(m, p.marker != nil && p.marker.summed); err != nil {
 		return fmt.Errorf("recording the workflow's marker: %w", err)
 	}
 	p.marker = m
@@ -598,6 +600,13 @@ func (s *Store) Repair() (string, error) {
 // record that commits it.
 func (s *Store) restoreLocked(tamper *TamperError) (string, error) {
 	m, err := s.readMarker()
+	var unread *TamperError
+	if errors.As(err, &unread) {
+		// The marker itself does not read (edited, or torn by a crash
+		// while it was rewritten in place): nothing pins a state to
+		// restore.
+		return "", fmt.Errorf("%v; it pins no state to restore: accept the state as it is with `orch-hook repair --accept`", unread)
+	}
 	if err != nil {
 		return "", err
 	}

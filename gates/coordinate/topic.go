@@ -5,6 +5,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/orch-hook/orch-hook/gates"
@@ -59,7 +60,9 @@ var (
 		"dev", "code", "specs", "reports", "plans", "summaries", "claude", "config", "cache", "git",
 	}
 
-	topicFold = buildTopicFold()
+	// topicFold is built on first use: every hook process runs every
+	// package's init (README, Performance).
+	topicFold = sync.OnceValue(buildTopicFold)
 )
 
 // TopicName turns a workflow description into the snake_case topic name
@@ -245,8 +248,8 @@ func topicFoldWords(s string) []string {
 		switch {
 		case r < unicode.MaxASCII && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9'):
 			b.WriteRune(r)
-		case topicFold[r] != "":
-			b.WriteString(topicFold[r])
+		case topicFold()[r] != "":
+			b.WriteString(topicFold()[r])
 		default:
 			b.WriteByte(' ')
 		}
