@@ -17,7 +17,7 @@ TAGS     := urfave_cli_no_docs
 BIN      := bin/orch-hook
 # Fuzz targets as package:FuzzName; make test runs each briefly.
 FUZZ_TARGETS := ./hooks:FuzzDecode ./state:FuzzDecodeCheckpoint ./gates/coordinate:FuzzDecideCoord ./gates:FuzzShellScan ./gates/orchestrate:FuzzParsePlan ./gates:FuzzUnifiedDiff ./internal/app:FuzzParseConfig ./internal/app:FuzzIndexEntry ./internal/transcript:FuzzSum \
-	./hooks:FuzzJSONFast ./state:FuzzJSONFast ./gates:FuzzJSONFast ./gates/orchestrate:FuzzJSONFast ./gates/coordinate:FuzzJSONFast ./internal/transcript:FuzzJSONFast
+	./hooks:FuzzJSONFast ./state:FuzzJSONFast ./gates:FuzzJSONFast ./gates/orchestrate:FuzzJSONFast ./gates/coordinate:FuzzJSONFast ./internal/transcript:FuzzJSONFast ./gates/orchestrate:FuzzTaskHeader
 # A count, not a duration: a time budget ending mid-input made the fuzzing
 # coordinator fail now and then with "context deadline exceeded".
 FUZZ_SHORT ?= 20000x

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/orch-hook/orch-hook/gates"
 	"github.com/orch-hook/orch-hook/internal/shorten"
@@ -131,18 +133,73 @@ func TaskOfLaunch(prompt, description string) (n int, problem string) {
 	return 0, "the prompt names no task; start it with \"Task NN\" naming the one task to implement."
 }
 
-// reTaskHeader is a line that introduces a task: "Task 01: Parser",
-// "## Task 01", "**Task 01** - Parser", "Task 01".
-var reTaskHeader = gates.LazyRegexp(`(?i)^task[ \t_#-]*(\d{1,4})[*_` + "`" + `]*\s*(?:$|[:.\x{2013}\x{2014}-])`)
-
-// taskHeader is the task a line introduces (0: none).
+// taskHeader is the task a line introduces: "Task 01: Parser", "## Task
+// 01", "**Task 01** - Parser", "Task 01" (matchTaskHeader).
 func taskHeader(line string) int {
-	m := reTaskHeader.FindStringSubmatch(gates.TrimLeadDecoration(strings.TrimSpace(line)))
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(m[1])
+	n, _ := matchTaskHeader(gates.TrimLeadDecoration(strings.TrimSpace(line)))
 	return n
+}
+
+// matchTaskHeader is reTaskHeader.FindStringSubmatch(s) read by hand (the
+// test checks they agree), so that a launch does not compile the regexp
+// in every hook process: "task" in any case (RE2's (?i) also folds "ſ"
+// and the Kelvin sign into s and k), [ \t_#-]*, one to four digits,
+// [*_`]*, ASCII white space, then the end or one of : . – — -.
+func matchTaskHeader(s string) (int, bool) {
+	i := 0
+	for _, want := range "task" {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if size == 0 || !foldsTo(r, want) {
+			return 0, false
+		}
+		i += size
+	}
+	for i < len(s) && strings.IndexByte(" \t_#-", s[i]) >= 0 {
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	digits := s[start:i]
+	if len(digits) == 0 || len(digits) > 4 {
+		return 0, false
+	}
+	for i < len(s) && strings.IndexByte("*_`", s[i]) >= 0 {
+		i++
+	}
+	for i < len(s) && strings.IndexByte(" \t\n\f\r", s[i]) >= 0 {
+		i++
+	}
+	if i < len(s) {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		if !strings.ContainsRune(":.\u2013\u2014-", r) {
+			return 0, false
+		}
+	}
+	n, _ := strconv.Atoi(digits)
+	return n, true
+}
+
+// hasTA reports whether s has "ta" in any case.
+func hasTA(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i]|0x20 == 't' && s[i+1]|0x20 == 'a' {
+			return true
+		}
+	}
+	return false
+}
+
+// foldsTo reports whether r is want or one of its case forms (Unicode
+// simple folding, as RE2's (?i) matches).
+func foldsTo(r, want rune) bool {
+	for f := unicode.SimpleFold(want); f != want; f = unicode.SimpleFold(f) {
+		if f == r {
+			return true
+		}
+	}
+	return r == want
 }
 
 // tasksOfLine lists the distinct tasks a line names ("Task 03",
@@ -160,6 +217,12 @@ func tasksOfLine(line string) (nums []int, named bool) {
 		return []int{-1, -2}, true
 	}
 	flat := strings.NewReplacer("*", "", "`", "").Replace(stripParens(s))
+	if !hasTA(flat) {
+		// reTaskRun and reTaskRef both need "ta" in some case (neither
+		// letter has another case form): most lines, and most Agent
+		// descriptions, are read without compiling them.
+		return nil, false
+	}
 	if reTaskRun.MatchString(flat) {
 		return []int{-1, -2}, true // several
 	}

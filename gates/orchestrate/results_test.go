@@ -2,6 +2,8 @@ package orchestrate
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/orch-hook/orch-hook/gates"
@@ -140,4 +142,36 @@ func TestSummaryOfAndWithoutLines(t *testing.T) {
 	if got := gates.WithoutLines("cause\n**FAILURE_ANALYSIS: COMPLETE**\nmore", LineAnalysis); got != "cause\nmore" {
 		t.Errorf("withoutLines = %q", got)
 	}
+}
+
+// reTaskHeader is what matchTaskHeader reads by hand.
+var reTaskHeader = gates.LazyRegexp(`(?i)^task[ \t_#-]*(\d{1,4})[*_` + "`" + `]*\s*(?:$|[:.\x{2013}\x{2014}-])`)
+
+// FuzzTaskHeader: the hand-written header reader agrees with the regexp
+// it replaces, and the shortcuts before the other task regexps skip only
+// lines they cannot match.
+func FuzzTaskHeader(f *testing.F) {
+	for _, s := range []string{"Task 01: x", "taſk 1", "TASK #3.", "task 12345", "Task 01 *:", "Task 1\u2014x", "Task 01**",
+		"task_7", "Tas", "", "Task 0001:", "task\t9 \n", "Task 1 :", "task 1a", "tasK 5-", "\u212aask 2", "task 1\u2013", "task 1\u00a0:",
+		"t*ask 01 and 02", "t(x)ask 3", "see Task 02 (and 03)", "Tasks 1, 2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := matchTaskHeader(s)
+		want := 0
+		m := reTaskHeader.FindStringSubmatch(s)
+		if m != nil {
+			want, _ = strconv.Atoi(m[1])
+		}
+		if ok != (m != nil) || got != want {
+			t.Fatalf("matchTaskHeader(%q) = %d, %v; the regexp: %q", s, got, ok, m)
+		}
+		flat := strings.NewReplacer("*", "", "`", "").Replace(stripParens(s))
+		if !hasTA(flat) && (reTaskRun.MatchString(flat) || reTaskRef.MatchString(flat)) {
+			t.Fatalf("hasTA(%q) is false but a task regexp matches", flat)
+		}
+		if strings.IndexByte(s, '(') < 0 && reConjoined.MatchString(s) {
+			t.Fatalf("%q has no parenthesis but reConjoined matches", s)
+		}
+	})
 }

@@ -69,6 +69,9 @@ var reConjoined = gates.LazyRegexp(`(?i)\(\s*(?:and|&|\+|also|plus|as well as|,)
 
 // conjoinedParen finds a parenthetical that names another task.
 func conjoinedParen(s string) (string, bool) {
+	if strings.IndexByte(s, '(') < 0 {
+		return "", false // reConjoined starts with one; no need to compile it
+	}
 	m := reConjoined.FindString(s)
 	return m, m != ""
 }
