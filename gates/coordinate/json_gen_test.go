@@ -8,34 +8,17 @@ import (
 
 // TestJSONGenerated: json_gen.go holds the hot path's JSON codecs for the
 // workflow's section of the checkpoint (internal/dev/jsongen).
-func TestJSONGenerated(t *testing.T) {
-	jsongen.Check(t, "json_gen.go", Workflow{})
-}
+func TestJSONGenerated(t *testing.T) { jsongen.Check(t, "json_gen.go", Workflow{}) }
 
-// TestJSONFastWorkflow: every coordinate section orch-hook wrote in the
-// real-CLI record is decoded by the fast path, exactly as encoding/json
-// decodes it, and re-encoded byte for byte.
-func TestJSONFastWorkflow(t *testing.T) {
-	samples := jsongen.Corpus(t)["workflow:coordinate"]
-	if len(samples) == 0 {
-		t.Fatal("the record holds no coordinate section")
-	}
-	for _, b := range samples {
-		if !jsongen.Equivalent[Workflow](t, b) {
-			t.Errorf("the fast path gave up on a section orch-hook wrote:\n%s", b)
-		}
-	}
-}
+// TestJSONFastWorkflow: the sections orch-hook wrote in the real-CLI
+// record read and write by the fast path, as encoding/json does.
+func TestJSONFastWorkflow(t *testing.T) { jsongen.Sections[Workflow](t, "coordinate") }
 
-// FuzzJSONFast: on any input, the generated decoders agree with
-// encoding/json or give up, and the encoders write its bytes.
+// FuzzJSONFast: on any input, the generated codec agrees with
+// encoding/json or gives up. Seeds: a supervisor's workers, omitzero's
+// empty list, a float.
 func FuzzJSONFast(f *testing.F) {
-	for _, b := range jsongen.Corpus(f)["workflow:coordinate"] {
-		f.Add(b)
-	}
-	f.Add([]byte(`{"tasks":{"1":{"status":"x"},"01":null,"-1":{},"+2":{"launches":1}},"launches":[null,{"tokens":null}],"plan_hashes":{"a":"b","a":"c"}}`))
-	f.Add([]byte(`{"tasks":{"1e2":{}},"launches":[{"started":"2026-01-01T00:00:00Z","ended":null}],"failures":{}}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		jsongen.Equivalent[Workflow](t, b)
-	})
+	jsongen.FuzzSections[Workflow](f, "coordinate",
+		`{"supervisors":[{"workers":[{"worker_id":"w","files_modified":[],"coverage_percent":87.5,"tests_passed":0}]}],"plan_scale":null}`,
+		`{"launches":[{"duration_ms":-1,"started":"2026-01-01T00:00:00Z"}],"retries":{"a":1,"a":2}}`)
 }

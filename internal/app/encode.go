@@ -4,9 +4,9 @@ import (
 	"sort"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/orch-hook/orch-hook/gates"
+	"github.com/orch-hook/orch-hook/internal/jsonfast"
 )
 
 // The call and reads a logged decision carries are encoded by hand:
@@ -31,21 +31,21 @@ func (o *jsonObject) key(k string) {
 		o.b = append(o.b, ',')
 	}
 	o.first = false
-	o.b = appendJSONString(o.b, k)
+	o.b = jsonfast.AppendString(o.b, k)
 	o.b = append(o.b, ':')
 }
 
 func (o *jsonObject) str(k, v string) {
 	if v != "" {
 		o.key(k)
-		o.b = appendJSONString(o.b, v)
+		o.b = jsonfast.AppendString(o.b, v)
 	}
 }
 
 // strAlways writes a string member even when empty (no omitempty).
 func (o *jsonObject) strAlways(k, v string) {
 	o.key(k)
-	o.b = appendJSONString(o.b, v)
+	o.b = jsonfast.AppendString(o.b, v)
 }
 
 func (o *jsonObject) boolean(k string, v bool) {
@@ -78,64 +78,9 @@ func appendStrings(b []byte, v []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, s)
+		b = jsonfast.AppendString(b, s)
 	}
 	return append(b, ']')
-}
-
-// appendJSONString quotes s as encoding/json does without HTML escaping:
-// invalid UTF-8 becomes U+FFFD, and U+2028 and U+2029 are escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 func sortedKeys[V any](m map[string]V) []string {

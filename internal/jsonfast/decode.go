@@ -103,19 +103,14 @@ func (d *Decoder) Null() bool {
 
 // Object consumes the '{' of an object; false (and failed) if the next
 // value is not one.
-func (d *Decoder) Object() bool {
-	if d.bad || d.peek() != '{' {
-		d.bad = true
-		return false
-	}
-	d.i++
-	return true
-}
+func (d *Decoder) Object() bool { return d.open('{') }
 
 // Array consumes the '[' of an array; false (and failed) if the next value
 // is not one.
-func (d *Decoder) Array() bool {
-	if d.bad || d.peek() != '[' {
+func (d *Decoder) Array() bool { return d.open('[') }
+
+func (d *Decoder) open(bracket byte) bool {
+	if d.bad || d.peek() != bracket {
 		d.bad = true
 		return false
 	}
@@ -363,16 +358,11 @@ func (d *Decoder) Bool() bool {
 // Raw returns a copy of the next value's bytes, as json.RawMessage's
 // UnmarshalJSON keeps them (null included).
 func (d *Decoder) Raw() []byte {
+	raw := d.RawNoCopy()
 	if d.bad {
 		return nil
 	}
-	d.ws()
-	start := d.i
-	d.Skip()
-	if d.bad {
-		return nil
-	}
-	return append([]byte(nil), d.data[start:d.i]...)
+	return append([]byte(nil), raw...)
 }
 
 // RawNoCopy is Raw without the copy, for a value passed on at once (to an

@@ -126,26 +126,19 @@ func DecSlice[S ~[]E, E any](d *Decoder, p *S, elem func(*Decoder, *E)) {
 // DecMap decodes an object into a new map (the last of a key given twice
 // wins, as in encoding/json); null is nil.
 func DecMap[M ~map[K]V, K ~string, V any](d *Decoder, p *M, elem func(*Decoder, *V)) {
-	if d.Null() {
-		*p = nil
-		return
-	}
-	if !d.Object() {
-		return
-	}
-	m := make(M)
-	for d.More() {
-		k := K(d.Key())
-		var x V
-		elem(d, &x)
-		m[k] = x
-	}
-	*p = m
+	decMap(d, p, func(k []byte) K { return K(k) }, elem)
 }
 
 // DecIntMap is DecMap for integer keys, which encoding/json writes as
 // decimal strings.
 func DecIntMap[M ~map[K]V, K integer, V any](d *Decoder, p *M, elem func(*Decoder, *V)) {
+	decMap(d, p, func(k []byte) K {
+		var n K
+		return K(d.IntKey(k, int(unsafe.Sizeof(n))*8))
+	}, elem)
+}
+
+func decMap[M ~map[K]V, K comparable, V any](d *Decoder, p *M, key func([]byte) K, elem func(*Decoder, *V)) {
 	if d.Null() {
 		*p = nil
 		return
@@ -155,8 +148,7 @@ func DecIntMap[M ~map[K]V, K integer, V any](d *Decoder, p *M, elem func(*Decode
 	}
 	m := make(M)
 	for d.More() {
-		var k K
-		k = K(d.IntKey(d.Key(), int(unsafe.Sizeof(k))*8))
+		k := key(d.Key())
 		var x V
 		elem(d, &x)
 		m[k] = x
@@ -233,38 +225,30 @@ func EncSlice[S ~[]E, E any](e *Encoder, p *S, elem func(*Encoder, *E)) {
 
 // EncMap appends a map with its keys sorted: null for nil.
 func EncMap[M ~map[K]V, K ~string, V any](e *Encoder, p *M, elem func(*Encoder, *V)) {
-	m := *p
-	if m == nil {
+	if *p == nil {
 		e.Null()
 		return
 	}
-	e.Byte('{')
-	for i, k := range SortedKeys(m) {
-		if i > 0 {
-			e.Byte(',')
-		}
-		e.String(string(k))
-		e.Byte(':')
-		v := m[k]
-		elem(e, &v)
-	}
-	e.Byte('}')
+	encMap(e, *p, SortedKeys(*p), func(k K) { e.String(string(k)) }, elem)
 }
 
 // EncIntMap appends a map with integer keys, sorted as encoding/json
 // sorts them (by their text): null for nil.
 func EncIntMap[M ~map[K]V, K integer, V any](e *Encoder, p *M, elem func(*Encoder, *V)) {
-	m := *p
-	if m == nil {
+	if *p == nil {
 		e.Null()
 		return
 	}
+	encMap(e, *p, SortedIntKeys(*p), func(k K) { e.IntKey(int64(k)) }, elem)
+}
+
+func encMap[M ~map[K]V, K comparable, V any](e *Encoder, m M, keys []K, key func(K), elem func(*Encoder, *V)) {
 	e.Byte('{')
-	for i, k := range SortedIntKeys(m) {
+	for i, k := range keys {
 		if i > 0 {
 			e.Byte(',')
 		}
-		e.IntKey(int64(k))
+		key(k)
 		e.Byte(':')
 		v := m[k]
 		elem(e, &v)

@@ -148,3 +148,33 @@ func moduleRoot(t testing.TB) string {
 		dir = parent
 	}
 }
+
+// Sections checks T, a workflow's section, on every section of that kind
+// the real-CLI records hold: each decodes by the fast path, exactly as
+// encoding/json decodes it, and encodes back byte for byte.
+func Sections[T any](t *testing.T, kind string) {
+	t.Helper()
+	samples := Corpus(t)["workflow:"+kind]
+	if len(samples) == 0 {
+		t.Fatalf("the records hold no %s section", kind)
+	}
+	for _, b := range samples {
+		if !Equivalent[T](t, b) {
+			t.Errorf("the fast path gave up on a %s section orch-hook wrote:\n%s", kind, b)
+		}
+	}
+}
+
+// FuzzSections fuzzes T, a workflow's section, from the records' sections
+// of that kind and seeds.
+func FuzzSections[T any](f *testing.F, kind string, seeds ...string) {
+	for _, b := range Corpus(f)["workflow:"+kind] {
+		f.Add(b)
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		Equivalent[T](t, b)
+	})
+}
