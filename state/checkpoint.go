@@ -385,7 +385,7 @@ func trimJSONError(err error) error {
 // without checking it against its marker: for a workflow that is not live
 // (an archive, a test fixture). A live workflow is read with Store.Load.
 func ReadCheckpointFile(path string) (*Checkpoint, error) {
-	b, err := readSmall(path, 64<<20)
+	b, err := readSmall(path, maxCheckpoint)
 	if err != nil {
 		return nil, err
 	}

@@ -237,13 +237,20 @@ func readSmall(path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readOpen(f, path, fi, max)
+}
+
+// readOpen reads the open regular file f (path, as fi describes it) to
+// its end, in a buffer sized once from fi (a few reads, not io.ReadAll's
+// doubling): at most max bytes, and a file that grows past them while
+// read is refused.
+func readOpen(f *os.File, path string, fi os.FileInfo, max int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
 	}
-	// Sized once (a file that grows while read is cut at max+1 and refused).
 	b := make([]byte, 0, fi.Size()+512)
 	for int64(len(b)) <= max {
 		if len(b) == cap(b) {

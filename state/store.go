@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -170,9 +169,12 @@ func (s *Store) readCheckpoint() ([]byte, Stamp, error) {
 	if err != nil {
 		return nil, Stamp{}, err
 	}
-	b, err := io.ReadAll(f)
+	b, err := readOpen(f, s.CheckpointPath(), fi, maxCheckpoint)
 	return b, stampOf(fi), err
 }
+
+// maxCheckpoint bounds a checkpoint file read (ReadCheckpointFile's too).
+const maxCheckpoint = 64 << 20
 
 // readAudited reads the snapshot and checks it, and the log, against the
 // marker (full: the whole chain when the log changed; under the lock).
