@@ -91,6 +91,9 @@ func Generate(roots ...any) ([]byte, error) {
 		if t.Kind() != reflect.Struct || t.PkgPath() != g.pkgPath {
 			return nil, fmt.Errorf("jsongen: root %s is not a struct type of %s", t, g.pkgPath)
 		}
+		if implements(t, unmarshaler) || implements(t, marshaler) || implements(t, textUnmarshaler) || implements(t, textMarshaler) {
+			return nil, fmt.Errorf("jsongen: root %s has its own JSON or text methods, which its generated codec would bypass", t)
+		}
 		g.roots[t] = true
 		g.walk(t)
 	}
@@ -229,6 +232,11 @@ func (g *gen) walk(t reflect.Type) {
 		default:
 			g.fail("%s: map keys of kind %s are not supported", t, t.Key().Kind())
 		}
+		if implements(t.Key(), textUnmarshaler) || implements(t.Key(), textMarshaler) {
+			// encoding/json reads (and for other kinds writes) such keys
+			// with their text methods.
+			g.fail("%s: map keys with text methods are not supported", t)
+		}
 		g.walk(t.Elem())
 		return
 	}
@@ -330,7 +338,9 @@ func (g *gen) decoder(t reflect.Type) {
 func (g *gen) dec(target string, t reflect.Type) {
 	switch t.Kind() {
 	case reflect.Slice, reflect.Map, reflect.Pointer:
-		if fn, elem := g.container(t, "Dec"); fn != "" {
+		// A slice or map type with its own UnmarshalJSON is decoded by it
+		// (decFn), as encoding/json does, not as a container.
+		if fn, elem := g.container(t, "Dec"); fn != "" && !g.custom(t) {
 			g.p("%s(d, &%s, %s)", fn, target, g.decFn(elem))
 			return
 		}
@@ -361,6 +371,12 @@ func (g *gen) container(t reflect.Type, prefix string) (string, reflect.Type) {
 	return "", nil
 }
 
+// custom: t (not a pointer, whose element is) has its own UnmarshalJSON,
+// which encoding/json calls for t's values, null included.
+func (g *gen) custom(t reflect.Type) bool {
+	return t.Kind() != reflect.Pointer && !g.roots[t] && implements(t, unmarshaler)
+}
+
 // decFn is a function func(*jsonfast.Decoder, *t) that decodes a t.
 func (g *gen) decFn(t reflect.Type) string {
 	return g.fn(t, "Dec", "d *jsonfast.Decoder", "d", "unmarshaler")
@@ -379,7 +395,7 @@ func (g *gen) fn(t reflect.Type, prefix, param, arg, custom string) string {
 		return "jsonfast." + prefix + "Time"
 	case t == rawType:
 		return "jsonfast." + prefix + "Raw"
-	case custom != "" && t.Kind() != reflect.Pointer && !g.roots[t] && implements(t, unmarshaler):
+	case custom != "" && g.custom(t):
 		return "jsonfast.DecCustom[" + g.name(t) + "]"
 	}
 	switch t.Kind() {
