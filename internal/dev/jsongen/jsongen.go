@@ -37,6 +37,7 @@ var (
 	textUnmarshaler  = reflect.TypeFor[encoding.TextUnmarshaler]()
 	fastDecoderType  = reflect.TypeFor[jsonfast.FastDecoder]()
 	fastAppenderType = reflect.TypeFor[jsonfast.FastAppender]()
+	isZeroer         = reflect.TypeFor[interface{ IsZero() bool }]()
 )
 
 // Check compares file (in the test's package directory) with what
@@ -490,10 +491,19 @@ func nonEmpty(x string, t reflect.Type) string {
 
 // nonZero is the condition under which omitzero writes x.
 func (g *gen) nonZero(x string, t reflect.Type) string {
-	if m, ok := t.MethodByName("IsZero"); ok && m.Type.NumIn() == 1 && m.Type.NumOut() == 1 && m.Type.Out(0).Kind() == reflect.Bool {
+	// As encoding/json: a type's IsZero() bool, on the value or its
+	// pointer, is called, but never on a nil pointer (which is zero).
+	switch {
+	case t.Kind() == reflect.Pointer && t.Implements(isZeroer):
+		return x + " != nil && !" + x + ".IsZero()"
+	case t.Implements(isZeroer) || reflect.PointerTo(t).Implements(isZeroer):
 		return "!" + x + ".IsZero()"
 	}
 	switch t.Kind() {
+	case reflect.Float64:
+		// reflect.Value.IsZero: -0.0 is not zero.
+		g.imports["math"] = "math"
+		return x + " != 0 || math.Signbit(float64(" + x + "))"
 	case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface:
 		return x + " != nil"
 	case reflect.String:

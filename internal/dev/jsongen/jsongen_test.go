@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // splitList is a slice with its own UnmarshalJSON, as
@@ -74,5 +75,39 @@ func TestGenerateCustomUnmarshalers(t *testing.T) {
 	}
 	if _, err := Generate(ownUnmarshal{}); err == nil {
 		t.Errorf("a root with its own UnmarshalJSON was generated (FastDecode would bypass it)")
+	}
+}
+
+// zeroByPointer is zero by its own IsZero, on a pointer receiver (which
+// encoding/json's omitzero calls too).
+type zeroByPointer int
+
+func (z *zeroByPointer) IsZero() bool { return *z < 0 }
+
+type omitZeroMembers struct {
+	When  *time.Time    `json:"when,omitzero"`
+	F     float64       `json:"f,omitzero"`
+	Z     zeroByPointer `json:"z,omitzero"`
+	Stamp time.Time     `json:"stamp,omitzero"`
+}
+
+// TestGenerateOmitZero: omitzero writes a member unless encoding/json's
+// omitzero would skip it: a nil pointer is skipped (not dereferenced by a
+// promoted IsZero), -0.0 is not zero (reflect.Value.IsZero), and an
+// IsZero method on the pointer is called.
+func TestGenerateOmitZero(t *testing.T) {
+	src, err := Generate(omitZeroMembers{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"if v.When != nil && !v.When.IsZero() {",
+		"if v.F != 0 || math.Signbit(float64(v.F)) {",
+		"if !v.Z.IsZero() {",
+		"if !v.Stamp.IsZero() {",
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("the generated encoder lacks %s:\n%s", want, src)
+		}
 	}
 }
