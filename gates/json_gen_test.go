@@ -28,3 +28,14 @@ func FuzzJSONFast(f *testing.F) {
 		jsongen.Equivalent[Failures](t, b)
 	})
 }
+
+// TestJSONFastRandom: on inputs shaped like the workflows' shared sections, with
+// encoding/json's edge cases mixed in (jsongen.Random), the fast path
+// decodes as encoding/json does or gives up.
+func TestJSONFastRandom(t *testing.T) {
+	jsongen.Random[Tokens](t, 2000, 1)
+	jsongen.Random[ConfigSnapshot](t, 2000, 2)
+	jsongen.Random[KeptReport](t, 2000, 3)
+	jsongen.Random[Attempt](t, 2000, 4)
+	jsongen.Random[Failures](t, 2000, 5)
+}

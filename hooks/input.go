@@ -247,9 +247,23 @@ func toolInputKey(folded string) string {
 func checkKeys(obj []byte, known func(folded string) string) error {
 	if keys, ok := jsonfast.ObjectKeys(obj); ok {
 		// The same checks in the same order, on keys read without
-		// encoding/json's tokenizer.
+		// encoding/json's tokenizer. A payload has a few dozen keys, looked
+		// for among those before; past that a map, or the model's
+		// tool_input (an mcp__ tool's) with 100,000 keys would take seconds
+		// and outlast the hook's timeout.
+		var seen map[string]bool
+		if len(keys) > 64 {
+			seen = make(map[string]bool, len(keys))
+		}
 		for i, key := range keys {
-			if slices.Contains(keys[:i], key) {
+			twice := false
+			if seen != nil {
+				twice = seen[key]
+				seen[key] = true
+			} else {
+				twice = slices.Contains(keys[:i], key)
+			}
+			if twice {
 				return inputErrorf("key %q appears twice; refusing an ambiguous payload", key)
 			}
 			if canonical := known(foldKey(key)); canonical != "" && canonical != key {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/orch-hook/orch-hook/gates"
 )
@@ -502,5 +504,49 @@ func TestKnownKeys(t *testing.T) {
 	_, err = DecodeBytes([]byte(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","dangerouslyDisableSandbox":true,"dangerou\u017flyDi\u017fableSandbox":false}}`), "")
 	if err == nil || !strings.Contains(err.Error(), "is not \"dangerouslyDisableSandbox\"") {
 		t.Errorf("a U+017F spelling of dangerouslyDisableSandbox: %v", err)
+	}
+}
+
+// FINDING (denial of service, fail-open by the threat model's rule that a
+// hook Claude Code kills lets the call through): checkKeys's fast path
+// found a key given twice with slices.Contains over the keys before it,
+// quadratic in the keys of tool_input, which the model writes (an
+// mcp__ tool's input goes through PreToolUse as the model sent it).
+// 100,000 distinct keys (1.3 MB) took ~12 s (the tokenizer it replaced,
+// with a map, ~90 ms); ~150,000 outlast the hooks' 15 s timeout. The
+// verdict must stay the tokenizer's, message included.
+func TestDecodeManyKeysLinear(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"hook_event_name":"PreToolUse","tool_name":"mcp__fs__write","tool_input":{"path":"x"`)
+	for i := range 100000 {
+		fmt.Fprintf(&b, `,"k%07d":0`, i)
+	}
+	b.WriteString(`}}`)
+	payload := []byte(b.String())
+	start := time.Now()
+	if _, err := DecodeBytes(payload, ""); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("decoding a %d-byte payload whose tool_input has 100,000 keys took %v (quadratic in the keys)", len(payload), d)
+	}
+	dup := append(payload[:len(payload)-2:len(payload)-2], `,"k0000007":1}}`...)
+	_, err := DecodeBytes(dup, "")
+	if err == nil || !strings.Contains(err.Error(), `tool_input: key "k0000007" appears twice`) {
+		t.Errorf("a key given twice among many: %v", err)
+	}
+	// Below and above the size where the duplicate check changes method.
+	for n := range 80 {
+		var ob strings.Builder
+		ob.WriteString(`{"content":""`)
+		for i := range n {
+			fmt.Fprintf(&ob, `,"k%d":0`, i%(n/2+1))
+		}
+		ob.WriteString(`,"Content":1}`)
+		obj := []byte(ob.String())
+		fast, slow := checkKeys(obj, toolInputKey), checkKeyTokens(obj, toolInputKey)
+		if (fast == nil) != (slow == nil) || fast != nil && fast.Error() != slow.Error() {
+			t.Errorf("%d keys: checkKeys %v, the tokenizer %v", n, fast, slow)
+		}
 	}
 }

@@ -41,6 +41,10 @@ func FuzzJSONFast(f *testing.F) {
 	}
 	f.Add([]byte(`{"a":1,"A":2,"a":3}`))
 	f.Add([]byte(`{"Tool_Name":"x","k\u0041":1}`))
+	// Keys that fold to a member's only by Unicode (ſ, ı, İ, the Kelvin
+	// sign), nulls where a value stays or becomes nil.
+	f.Add([]byte(`{"hook_event_name":"Stop","ſession_id":"s","agent_ıd":"x","tool_İnput":{},"cwd":"\u2028","agent_type":null,"background_tasks":[null,{"ID":"x"}],"is_interrupt":null}`))
+	f.Add([]byte(`{"run_in_background":null,"content":null,"conTent":"x","replaKe_all":true,"command":"-0"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// checkKeys reads keys without the tokenizer where it can: the
 		// same verdict, the same message.
@@ -60,4 +64,13 @@ func jsonfastDecode(b []byte, in *Input) error {
 		*in = *d
 	}
 	return err
+}
+
+// TestJSONFastRandom: on inputs shaped like Input, toolInput and agentResponse, with
+// encoding/json's edge cases mixed in (jsongen.Random), the fast path
+// decodes as encoding/json does or gives up.
+func TestJSONFastRandom(t *testing.T) {
+	jsongen.Random[Input](t, 2000, 1)
+	jsongen.Random[toolInput](t, 2000, 2)
+	jsongen.Random[agentResponse](t, 2000, 3)
 }

@@ -73,3 +73,17 @@ func FuzzJSONFast(f *testing.F) {
 		jsongen.Equivalent[chainProbe](t, b)
 	})
 }
+
+// TestJSONFastRandom: on inputs shaped like the checkpoint, the marker,
+// the log's records, the seal and the lock's holder, with encoding/json's
+// edge cases mixed in (jsongen.Random), the fast path decodes as
+// encoding/json does or gives up.
+func TestJSONFastRandom(t *testing.T) {
+	jsongen.Random[checkpointAlias](t, 2000, 1)
+	jsongen.Random[Marker](t, 2000, 2)
+	jsongen.Random[Event](t, 2000, 3)
+	jsongen.Random[Seal](t, 2000, 4)
+	jsongen.Random[LockHolder](t, 2000, 5)
+	jsongen.Random[chainProbe](t, 2000, 6)
+	jsongen.Random[prevProbe](t, 2000, 7)
+}

@@ -88,7 +88,7 @@ func (s *Store) readMarker() (*Marker, error) {
 	}
 	var m *Marker
 	for try := 0; ; try++ {
-		b, err := readSmall(path, 64<<10)
+		b, err := readSmall(path, maxMarker)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
@@ -110,6 +110,9 @@ func (s *Store) readMarker() (*Marker, error) {
 	}
 	return m, nil
 }
+
+// maxMarker bounds a marker's file: a few hundred bytes padded to 512.
+const maxMarker = 64 << 10
 
 // markerRereads are readMarker's pauses before it reads a marker that
 // did not check again (under 3 ms in all).

@@ -60,7 +60,8 @@ func TestMarkerRewrittenInPlace(t *testing.T) {
 // the marker and its write (no sandbox: the model's shell runs as the
 // user) is never written through, and never waited on: a symlink to
 // another file, a hard link to one (two links), a FIFO (with and without
-// a reader), a file of another mode. The other file keeps its content,
+// a reader), a file of another mode, a file grown past what a marker
+// read accepts. The other file keeps its content,
 // and the marker is replaced by a new plain file (0600) that reads.
 func TestMarkerNotWrittenThrough(t *testing.T) {
 	const precious = "another file of the user's\n"
@@ -100,6 +101,17 @@ func TestMarkerNotWrittenThrough(t *testing.T) {
 		"mode 0644": func(t *testing.T, path, victim string) func() {
 			tstNoErr(t, os.Chmod(path, 0o644))
 			return nil
+		},
+		// Grown (sparse) after the lock read it: padded to its size, the
+		// rewrite allocated and wrote all of it (a GiB here, any size the
+		// file system allows), holding the hook past its timeout.
+		"grown past the read limit": func(t *testing.T, path, victim string) func() {
+			tstNoErr(t, os.Truncate(path, 256<<20))
+			return func() {
+				if fi, err := os.Stat(path); err == nil && fi.Size() > 64<<10 {
+					t.Errorf("the marker was rewritten at %d bytes", fi.Size())
+				}
+			}
 		},
 	}
 	for name, plant := range cases {

@@ -684,7 +684,7 @@ func (v *SupervisorResult) FastDecode(d *jsonfast.Decoder) {
 		case 8: // context_tokens
 			jsonfast.DecInt[int](d, &v.ContextTokens)
 		case 9: // partial_failures
-			jsonfast.DecSlice(d, &v.PartialFailures, jsonfast.DecString[string])
+			jsonfast.DecCustom[FailureList](d, &v.PartialFailures)
 		case 10: // errors
 			jsonfast.DecSlice(d, &v.Errors, jsonfast.DecString[string])
 		case 11: // tracks_completed

@@ -23,3 +23,10 @@ func FuzzJSONFast(f *testing.F) {
 		`{"tasks":{"1":{},"2":{},"10":{}},"plan_hashes":{"b":"1","a":"2","A":"3"}}`,
 		`{"tasks":{"1e2":{}},"launches":[{"started":"2026-01-01T00:00:00Z","ended":null}],"failures":{}}`)
 }
+
+// TestJSONFastRandom: on inputs shaped like the workflow, with
+// encoding/json's edge cases mixed in (jsongen.Random), the fast path
+// decodes as encoding/json does or gives up.
+func TestJSONFastRandom(t *testing.T) {
+	jsongen.Random[Workflow](t, 4000, 1)
+}

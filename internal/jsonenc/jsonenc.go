@@ -31,6 +31,11 @@ func Marshal(v any) ([]byte, error) {
 			}
 		}
 	case jsonfast.FastAppender:
+		// A generated encoder's receiver is a pointer; nil is null, as
+		// encoding/json writes it (the encoder would dereference it).
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+			return []byte("null"), nil
+		}
 		if b, ok := jsonfast.Append(make([]byte, 0, 512), v); ok {
 			return b, nil
 		}

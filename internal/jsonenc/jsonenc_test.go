@@ -21,9 +21,11 @@ func TestMarshalAsEncodingJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var nilCheckpoint *state.Checkpoint
+	var nilMarker *state.Marker
 	for _, v := range []any{
 		cp,
 		nilCheckpoint,
+		nilMarker, // a generated encoder's nil receiver: null, not a panic
 		json.RawMessage(` { "a" : [1, 2] } `),
 		json.RawMessage(nil),
 		&state.Event{Type: "deny", Reason: "a -> b & <c>", Checkpoint: json.RawMessage(`{ "x": 1 }`)},

@@ -54,3 +54,10 @@ func FuzzJSONFast(f *testing.F) {
 		jsongen.Equivalent[record](t, b)
 	})
 }
+
+// TestJSONFastRandom: on inputs shaped like a transcript record, with
+// encoding/json's edge cases mixed in (jsongen.Random), the fast path
+// decodes as encoding/json does or gives up.
+func TestJSONFastRandom(t *testing.T) {
+	jsongen.Random[record](t, 4000, 1)
+}

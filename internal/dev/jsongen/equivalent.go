@@ -32,6 +32,10 @@ func Equivalent[T any](t testing.TB, data []byte) bool {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%T: the fast path decoded\n%#v\nencoding/json\n%#v\nfrom:\n%s", got, got, want, data)
 		}
+		// DeepEqual takes -0.0 for 0: their encodings tell them apart.
+		if g, w := mustMarshal(&got), mustMarshal(&want); !bytes.Equal(g, w) {
+			t.Fatalf("%T: the fast path decoded what encodes as\n%s\nencoding/json's value\n%s\nfrom:\n%s", got, g, w, data)
+		}
 	}
 
 	var strictWant T
@@ -66,6 +70,15 @@ func Equivalent[T any](t testing.TB, data []byte) bool {
 		}
 	}
 	return fast
+}
+
+// mustMarshal is encoding/json's encoding of v, or its error's text.
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte("error: " + err.Error())
+	}
+	return b
 }
 
 // Corpus is what orch-hook and Claude Code really write, by kind, for

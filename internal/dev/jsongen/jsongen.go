@@ -37,6 +37,7 @@ var (
 	textUnmarshaler  = reflect.TypeFor[encoding.TextUnmarshaler]()
 	fastDecoderType  = reflect.TypeFor[jsonfast.FastDecoder]()
 	fastAppenderType = reflect.TypeFor[jsonfast.FastAppender]()
+	isZeroer         = reflect.TypeFor[interface{ IsZero() bool }]()
 )
 
 // Check compares file (in the test's package directory) with what
@@ -90,6 +91,9 @@ func Generate(roots ...any) ([]byte, error) {
 		t := reflect.TypeOf(r)
 		if t.Kind() != reflect.Struct || t.PkgPath() != g.pkgPath {
 			return nil, fmt.Errorf("jsongen: root %s is not a struct type of %s", t, g.pkgPath)
+		}
+		if implements(t, unmarshaler) || implements(t, marshaler) || implements(t, textUnmarshaler) || implements(t, textMarshaler) {
+			return nil, fmt.Errorf("jsongen: root %s has its own JSON or text methods, which its generated codec would bypass", t)
 		}
 		g.roots[t] = true
 		g.walk(t)
@@ -229,6 +233,11 @@ func (g *gen) walk(t reflect.Type) {
 		default:
 			g.fail("%s: map keys of kind %s are not supported", t, t.Key().Kind())
 		}
+		if implements(t.Key(), textUnmarshaler) || implements(t.Key(), textMarshaler) {
+			// encoding/json reads (and for other kinds writes) such keys
+			// with their text methods.
+			g.fail("%s: map keys with text methods are not supported", t)
+		}
 		g.walk(t.Elem())
 		return
 	}
@@ -330,7 +339,9 @@ func (g *gen) decoder(t reflect.Type) {
 func (g *gen) dec(target string, t reflect.Type) {
 	switch t.Kind() {
 	case reflect.Slice, reflect.Map, reflect.Pointer:
-		if fn, elem := g.container(t, "Dec"); fn != "" {
+		// A slice or map type with its own UnmarshalJSON is decoded by it
+		// (decFn), as encoding/json does, not as a container.
+		if fn, elem := g.container(t, "Dec"); fn != "" && !g.custom(t) {
 			g.p("%s(d, &%s, %s)", fn, target, g.decFn(elem))
 			return
 		}
@@ -361,6 +372,12 @@ func (g *gen) container(t reflect.Type, prefix string) (string, reflect.Type) {
 	return "", nil
 }
 
+// custom: t (not a pointer, whose element is) has its own UnmarshalJSON,
+// which encoding/json calls for t's values, null included.
+func (g *gen) custom(t reflect.Type) bool {
+	return t.Kind() != reflect.Pointer && !g.roots[t] && implements(t, unmarshaler)
+}
+
 // decFn is a function func(*jsonfast.Decoder, *t) that decodes a t.
 func (g *gen) decFn(t reflect.Type) string {
 	return g.fn(t, "Dec", "d *jsonfast.Decoder", "d", "unmarshaler")
@@ -379,7 +396,7 @@ func (g *gen) fn(t reflect.Type, prefix, param, arg, custom string) string {
 		return "jsonfast." + prefix + "Time"
 	case t == rawType:
 		return "jsonfast." + prefix + "Raw"
-	case custom != "" && t.Kind() != reflect.Pointer && !g.roots[t] && implements(t, unmarshaler):
+	case custom != "" && g.custom(t):
 		return "jsonfast.DecCustom[" + g.name(t) + "]"
 	}
 	switch t.Kind() {
@@ -474,10 +491,19 @@ func nonEmpty(x string, t reflect.Type) string {
 
 // nonZero is the condition under which omitzero writes x.
 func (g *gen) nonZero(x string, t reflect.Type) string {
-	if m, ok := t.MethodByName("IsZero"); ok && m.Type.NumIn() == 1 && m.Type.NumOut() == 1 && m.Type.Out(0).Kind() == reflect.Bool {
+	// As encoding/json: a type's IsZero() bool, on the value or its
+	// pointer, is called, but never on a nil pointer (which is zero).
+	switch {
+	case t.Kind() == reflect.Pointer && t.Implements(isZeroer):
+		return x + " != nil && !" + x + ".IsZero()"
+	case t.Implements(isZeroer) || reflect.PointerTo(t).Implements(isZeroer):
 		return "!" + x + ".IsZero()"
 	}
 	switch t.Kind() {
+	case reflect.Float64:
+		// reflect.Value.IsZero: -0.0 is not zero.
+		g.imports["math"] = "math"
+		return x + " != 0 || math.Signbit(float64(" + x + "))"
 	case reflect.Slice, reflect.Map, reflect.Pointer, reflect.Interface:
 		return x + " != nil"
 	case reflect.String:
