@@ -9,9 +9,11 @@
 // what encoding/json gives for the same input, or reports that it cannot,
 // and the caller then uses encoding/json (Unmarshal and Marshal do both).
 // It gives up on whatever is rare in what orch-hook and Claude Code write:
-// \u escapes, duplicate keys, a key that matches a field only by case,
-// a null where encoding/json would leave a value as it was, a number that
-// is not the field's kind. The fuzz tests check the equivalence.
+// \u escapes, invalid UTF-8, a key given twice, a key that matches a
+// member only by case, a number that does not fit its member, a value of
+// another type. A null is read as encoding/json reads it into a zero
+// value. The fuzz tests (FuzzJSONFast, internal/dev/jsongen) check the
+// equivalence.
 package jsonfast
 
 import (
