@@ -1,10 +1,6 @@
 package gates
 
-import (
-	"encoding/json"
-
-	"github.com/orch-hook/orch-hook/internal/jsonfast"
-)
+import "github.com/orch-hook/orch-hook/internal/jsonfast"
 
 // Call is one hook event, normalized by package hooks. Only the fields the
 // event carries are set.
@@ -140,11 +136,7 @@ func (o *Outcome) Log(r Record) { o.Records = append(o.Records, r) }
 func DecodeSection[T any](raw []byte) (*T, error) {
 	v := new(T)
 	if len(raw) > 0 {
-		if fd, ok := any(v).(jsonfast.FastDecoder); ok && jsonfast.Decode(raw, fd, false) {
-			return v, nil
-		}
-		v = new(T)
-		if err := json.Unmarshal(raw, v); err != nil {
+		if err := jsonfast.Unmarshal(raw, v); err != nil {
 			return nil, err
 		}
 	}

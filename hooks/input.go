@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -245,50 +244,13 @@ func toolInputKey(folded string) string {
 // a payload could say one thing to orch-hook and another to a reader that
 // takes the first key.
 func checkKeys(obj []byte, known func(folded string) string) error {
-	if keys, ok := jsonfast.ObjectKeys(obj); ok {
-		// The same checks in the same order, on keys read without
-		// encoding/json's tokenizer. A payload has a few dozen keys, looked
-		// for among those before; past that a map, or the model's
-		// tool_input (an mcp__ tool's) with 100,000 keys would take seconds
-		// and outlast the hook's timeout.
-		var seen map[string]bool
-		if len(keys) > 64 {
-			seen = make(map[string]bool, len(keys))
-		}
-		for i, key := range keys {
-			twice := false
-			if seen != nil {
-				twice = seen[key]
-				seen[key] = true
-			} else {
-				twice = slices.Contains(keys[:i], key)
-			}
-			if twice {
-				return inputErrorf("key %q appears twice; refusing an ambiguous payload", key)
-			}
-			if canonical := known(foldKey(key)); canonical != "" && canonical != key {
-				return inputErrorf("key %q is not %q; refusing a key in another letter case", key, canonical)
-			}
-		}
-		return nil
+	keys, ok := jsonfast.ObjectKeys(obj)
+	var readErr error
+	if !ok {
+		keys, readErr = tokenKeys(obj)
 	}
-	return checkKeyTokens(obj, known)
-}
-
-// checkKeyTokens is checkKeys with encoding/json's tokenizer, for what
-// jsonfast.ObjectKeys does not read (invalid JSON, an escaped key).
-func checkKeyTokens(obj []byte, known func(folded string) string) error {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if _, err := dec.Token(); err != nil { // the opening brace
-		return inputErrorf("invalid JSON: %v", err)
-	}
-	seen := make(map[string]bool, 16)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return inputErrorf("invalid JSON: %v", err)
-		}
-		key, _ := tok.(string)
+	seen := make(map[string]bool, len(keys))
+	for _, key := range keys {
 		if seen[key] {
 			return inputErrorf("key %q appears twice; refusing an ambiguous payload", key)
 		}
@@ -296,12 +258,32 @@ func checkKeyTokens(obj []byte, known func(folded string) string) error {
 		if canonical := known(foldKey(key)); canonical != "" && canonical != key {
 			return inputErrorf("key %q is not %q; refusing a key in another letter case", key, canonical)
 		}
+	}
+	return readErr
+}
+
+// tokenKeys lists obj's keys with encoding/json's tokenizer, for what
+// jsonfast.ObjectKeys does not read (an escaped key, invalid JSON): the
+// keys read before any error, and the error.
+func tokenKeys(obj []byte) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if _, err := dec.Token(); err != nil { // the opening brace
+		return nil, inputErrorf("invalid JSON: %v", err)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys, inputErrorf("invalid JSON: %v", err)
+		}
+		key, _ := tok.(string)
+		keys = append(keys, key)
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
-			return inputErrorf("invalid JSON: %v", err)
+			return keys, inputErrorf("invalid JSON: %v", err)
 		}
 	}
-	return nil
+	return keys, nil
 }
 
 // IsSubagent reports whether the event fired inside a subagent.

@@ -16,29 +16,27 @@ import (
 // readable). A type with a generated encoder (package jsonfast) is written
 // by it, byte for byte the same, without encoding/json's per-type set-up.
 func Marshal(v any) ([]byte, error) {
-	switch v := v.(type) {
-	case json.Marshaler:
-		// As encoding/json writes a Marshaler: null for a nil pointer, else
-		// its bytes compacted (an error goes the long way, for
-		// encoding/json's own), without building an encoder for its type.
-		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
-			return []byte("null"), nil
-		}
-		if b, err := v.MarshalJSON(); err == nil {
+	own, isOwn := v.(json.Marshaler)
+	fast, isFast := v.(jsonfast.FastAppender)
+	if !isOwn && !isFast {
+		return marshalReflect(v)
+	}
+	// Either way, as encoding/json does it, without building an encoder
+	// for the type: null for a nil pointer (a generated encoder would
+	// dereference it); a Marshaler's own bytes, compacted (an error goes the
+	// long way, for encoding/json's own); else the generated encoder.
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return []byte("null"), nil
+	}
+	if isOwn {
+		if b, err := own.MarshalJSON(); err == nil {
 			var buf bytes.Buffer
 			if json.Compact(&buf, b) == nil {
 				return buf.Bytes(), nil
 			}
 		}
-	case jsonfast.FastAppender:
-		// A generated encoder's receiver is a pointer; nil is null, as
-		// encoding/json writes it (the encoder would dereference it).
-		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
-			return []byte("null"), nil
-		}
-		if b, ok := jsonfast.Append(make([]byte, 0, 512), v); ok {
-			return b, nil
-		}
+	} else if b, ok := jsonfast.Append(make([]byte, 0, 512), fast); ok {
+		return b, nil
 	}
 	return marshalReflect(v)
 }

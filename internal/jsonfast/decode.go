@@ -68,12 +68,6 @@ func Unmarshal(data []byte, v any) error {
 	return json.Unmarshal(data, v)
 }
 
-// Failed reports whether the decoder gave up.
-func (d *Decoder) Failed() bool { return d.bad }
-
-// Fail marks the decode as one encoding/json must do.
-func (d *Decoder) Fail() { d.bad = true }
-
 func (d *Decoder) ws() {
 	for d.i < len(d.data) {
 		switch d.data[d.i] {

@@ -33,9 +33,6 @@ func Append(b []byte, v FastAppender) ([]byte, bool) {
 	return e.B, !e.bad
 }
 
-// Fail marks the encoding as one encoding/json must do.
-func (e *Encoder) Fail() { e.bad = true }
-
 // Byte appends c.
 func (e *Encoder) Byte(c byte) { e.B = append(e.B, c) }
 

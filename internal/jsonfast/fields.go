@@ -77,7 +77,7 @@ func DecCustom[T any, P interface {
 	json.Unmarshaler
 }](d *Decoder, p *T) {
 	if err := P(p).UnmarshalJSON(d.RawNoCopy()); err != nil {
-		d.Fail()
+		d.bad = true
 	}
 }
 

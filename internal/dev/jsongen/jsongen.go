@@ -65,7 +65,6 @@ type gen struct {
 	// types are the package's struct types to write codecs for, in order.
 	types   []reflect.Type
 	seen    map[reflect.Type]bool
-	roots   map[reflect.Type]bool
 	imports map[string]string // path -> name
 	helpers map[string]string // "Dec T" -> the helper's name
 	b, tail bytes.Buffer
@@ -83,7 +82,6 @@ func Generate(roots ...any) ([]byte, error) {
 		pkgPath: first.PkgPath(),
 		pkgName: packageName(first),
 		seen:    map[reflect.Type]bool{},
-		roots:   map[reflect.Type]bool{},
 		imports: map[string]string{"github.com/orch-hook/orch-hook/internal/jsonfast": "jsonfast"},
 		helpers: map[string]string{},
 	}
@@ -95,7 +93,6 @@ func Generate(roots ...any) ([]byte, error) {
 		if implements(t, unmarshaler) || implements(t, marshaler) || implements(t, textUnmarshaler) || implements(t, textMarshaler) {
 			return nil, fmt.Errorf("jsongen: root %s has its own JSON or text methods, which its generated codec would bypass", t)
 		}
-		g.roots[t] = true
 		g.walk(t)
 	}
 	if g.err != nil {
@@ -215,7 +212,7 @@ func (g *gen) walk(t reflect.Type) {
 	if t == timeType || t == rawType {
 		return
 	}
-	if t.Name() != "" && !g.roots[t] && (implements(t, textMarshaler) || implements(t, textUnmarshaler) || implements(t, marshaler)) {
+	if t.Name() != "" && (implements(t, textMarshaler) || implements(t, textUnmarshaler) || implements(t, marshaler)) {
 		g.fail("%s has its own JSON or text methods: not supported", t)
 		return
 	}
@@ -375,7 +372,7 @@ func (g *gen) container(t reflect.Type, prefix string) (string, reflect.Type) {
 // custom: t (not a pointer, whose element is) has its own UnmarshalJSON,
 // which encoding/json calls for t's values, null included.
 func (g *gen) custom(t reflect.Type) bool {
-	return t.Kind() != reflect.Pointer && !g.roots[t] && implements(t, unmarshaler)
+	return t.Kind() != reflect.Pointer && implements(t, unmarshaler)
 }
 
 // decFn is a function func(*jsonfast.Decoder, *t) that decodes a t.
